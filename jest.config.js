@@ -1,0 +1,23 @@
+const { readFileSync } = require('node:fs');
+
+const ESM_ONLY = ['content-disposition'];
+const swc = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+
+/** One embedded PostgreSQL per run (global setup), a fresh database per test file. */
+module.exports = {
+  testEnvironment: 'node',
+  rootDir: __dirname,
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }],
+    // A few dependencies ship ES modules only; jest on Node 20 cannot require() them untransformed.
+    '^.+\\.m?js$': ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+  globalSetup: '<rootDir>/test/support/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
+  maxWorkers: 2,
+  testTimeout: 30_000,
+  slowTestThreshold: 15,
+};

@@ -1,0 +1,84 @@
+import helmet from '@fastify/helmet';
+import { RequestMethod } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { IncomingHttpHeaders } from 'node:http';
+import { AppModule } from './app.module';
+import { HttpProblem } from './shared/http/problem-details.filter';
+import { CoreOptions } from './shared/infrastructure/core.module';
+import { requestIdFor } from './shared/http/request-id';
+import { createValidationPipe } from './shared/http/validation.pipe';
+import { registerMetrics } from './modules/status/infrastructure/metrics';
+
+export const API_PREFIX = 'api/v1';
+
+const UNSUPPORTED_MEDIA_TYPE = new HttpProblem('unsupported_media_type', 'Send the request body as application/json.');
+const FORM_ROUTES = new Set([`/${API_PREFIX}/auth/token`]);
+
+/** JSON everywhere; the token endpoint also takes form-encoded bodies (RFC 6749). */
+function acceptsBody(method: string, headers: IncomingHttpHeaders, url: string): boolean {
+  if (method !== 'POST' && method !== 'PATCH' && method !== 'PUT') return true;
+  const hasBody = (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return true;
+  const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) return true;
+  return type === 'application/x-www-form-urlencoded' && FORM_ROUTES.has(url.split('?')[0]);
+}
+
+/**
+ * Builds the HTTP application exactly as production runs it; `main.ts` and the end-to-end
+ * tests both use this, so the tests exercise the real pipeline (Fastify, guards, filters).
+ */
+export async function createApp(options: CoreOptions): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: options.config.bodyLimitBytes,
+    genReqId: requestIdFor,
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    routerOptions: { ignoreTrailingSlash: true },
+  } as ConstructorParameters<typeof FastifyAdapter>[0]);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(options), adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+
+  const fastify = app.getHttpAdapter().getInstance();
+  await app.register(helmet as never, {
+    // Swagger UI needs inline styles; everything the API returns is JSON, PDF or CSV.
+    contentSecurityPolicy: { directives: { 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } },
+  });
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('X-Request-Id', request.id);
+    done(acceptsBody(request.method, request.headers, request.url) ? undefined : UNSUPPORTED_MEDIA_TYPE);
+  });
+  registerMetrics(fastify);
+
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'health', method: RequestMethod.GET },
+      { path: 'health/ready', method: RequestMethod.GET },
+    ],
+  });
+  app.useGlobalPipes(createValidationPipe());
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Receivables API')
+      .setDescription(
+        'Invoices, payments, automatic cash application, credit and aging, statements and signed webhooks. ' +
+          'Money is an integer in minor units; errors are RFC 9457 problem+json.',
+      )
+      .setVersion(options.config.version)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+      .addOAuth2({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: `/${API_PREFIX}/auth/token`, scopes: {} } } })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
+    useGlobalPrefix: false,
+  });
+  return app;
+}

@@ -1,0 +1,53 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule, JwtAuthGuard, ScopesGuard } from './modules/auth';
+import { CustomersModule } from './modules/customers/customers.module';
+import { InvoicingModule } from './modules/invoicing/invoicing.module';
+import { PaymentsModule } from './modules/payments/payments.module';
+import { StatusModule } from './modules/status/status.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { CoreModule, CoreOptions } from './shared/infrastructure/core.module';
+import { IdempotencyInterceptor } from './shared/infrastructure/idempotency/idempotency.interceptor';
+import { ProblemDetailsFilter } from './shared/http/problem-details.filter';
+import { RateLimitGuard } from './shared/http/rate-limit.guard';
+
+@Module({})
+export class AppModule {
+  static register(options: CoreOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: options.config.logLevel,
+            genReqId: (req) => (req as { id?: string }).id ?? '',
+            customAttributeKeys: { reqId: 'request_id' },
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            serializers: {
+              req: (req) => ({ method: req.method, url: req.url }),
+              res: (res) => ({ status_code: res.statusCode }),
+            },
+          },
+        }),
+        CqrsModule.forRoot(),
+        CoreModule.register(options),
+        AuthModule,
+        StatusModule,
+        CustomersModule,
+        InvoicingModule,
+        PaymentsModule,
+        WebhooksModule,
+      ],
+      providers: [
+        // Guards run in this order: who is calling, how often, and may they.
+        { provide: APP_GUARD, useClass: JwtAuthGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: ScopesGuard },
+        { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+      ],
+    };
+  }
+}

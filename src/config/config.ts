@@ -1,0 +1,72 @@
+import { resolve } from 'node:path';
+
+/** Typed configuration, read once from the environment. */
+export interface AppConfig {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  dbPoolSize: number;
+  jwtSecret: string | undefined;
+  jwtTtlSeconds: number;
+  rateLimitRequests: number;
+  rateLimitWindowSeconds: number;
+  tokenFailureLimit: number;
+  tokenFailureWindowSeconds: number;
+  redisUrl: string | undefined;
+  webhookRetrySchedule: number[];
+  webhookAllowPrivateUrls: boolean;
+  webhookTimeoutMs: number;
+  workersEnabled: boolean;
+  logLevel: string;
+  bodyLimitBytes: number;
+  version: string;
+}
+
+function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+function bool(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const schedule = (env.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
+  if (schedule.some((n) => !Number.isFinite(n) || n < 0)) throw new Error('WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds');
+  return {
+    port: int('PORT', 3000, env),
+    host: env.HOST ?? '0.0.0.0',
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.DATA_DIR ?? './.data'),
+    embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, env),
+    dbPoolSize: int('DB_POOL_SIZE', 10, env),
+    jwtSecret: env.JWT_SECRET || undefined,
+    jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, env),
+    rateLimitRequests: int('RATE_LIMIT_REQUESTS', 1000, env),
+    rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 60, env),
+    tokenFailureLimit: int('TOKEN_FAILURE_LIMIT', 10, env),
+    tokenFailureWindowSeconds: int('TOKEN_FAILURE_WINDOW_SECONDS', 900, env),
+    redisUrl: env.REDIS_URL || undefined,
+    webhookRetrySchedule: schedule,
+    webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false, env),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 15_000, env),
+    workersEnabled: bool('WORKERS_ENABLED', true, env),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, env),
+    version: process.env.npm_package_version ?? require('../../package.json').version,
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

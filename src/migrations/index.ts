@@ -1,0 +1,4 @@
+import { Foundation1763800000000 } from './1763800000000-foundation';
+
+/** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
+export const MIGRATIONS = [Foundation1763800000000];

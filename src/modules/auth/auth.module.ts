@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CreateClientHandler } from './application/create-client.command';
+import { CreateTenantHandler } from './application/create-tenant.command';
+import { RevokeClientHandler } from './application/revoke-client.command';
+import { TokenService } from './application/token.service';
+import { TokenController } from './api/token.controller';
+import { ApiClientRepository } from './domain/api-client.repository';
+import { ApiClientOrmEntity } from './infrastructure/api-client.orm-entity';
+import { TenantOrmEntity } from './infrastructure/tenant.orm-entity';
+import { ClientStatusCache } from './infrastructure/client-status.cache';
+import { JwtSecretProvider } from './infrastructure/jwt-secret.provider';
+import { JwtStrategy } from './infrastructure/jwt.strategy';
+import { SecretHasher } from './infrastructure/secret-hasher';
+import { TypeormApiClientRepository } from './infrastructure/typeorm-api-client.repository';
+
+@Module({
+  imports: [PassportModule, JwtModule.register({}), TypeOrmModule.forFeature([TenantOrmEntity, ApiClientOrmEntity])],
+  controllers: [TokenController],
+  providers: [
+    { provide: ApiClientRepository, useClass: TypeormApiClientRepository },
+    SecretHasher,
+    JwtSecretProvider,
+    ClientStatusCache,
+    JwtStrategy,
+    TokenService,
+    CreateTenantHandler,
+    CreateClientHandler,
+    RevokeClientHandler,
+  ],
+  exports: [ApiClientRepository],
+})
+export class AuthModule {}

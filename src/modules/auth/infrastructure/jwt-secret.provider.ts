@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../../config/config';
+
+/**
+ * The HMAC key for access tokens. JWT_SECRET wins; without it the first instance generates
+ * one and stores it in the database, so every instance (and restart) verifies the same tokens.
+ */
+@Injectable()
+export class JwtSecretProvider implements OnModuleInit {
+  private value?: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.jwtSecret) {
+      this.value = this.config.jwtSecret;
+      return;
+    }
+    await this.dataSource.query(
+      `INSERT INTO system_settings (key, value) VALUES ('jwt_secret', $1) ON CONFLICT (key) DO NOTHING`,
+      [randomBytes(48).toString('base64url')],
+    );
+    const [row] = await this.dataSource.query(`SELECT value FROM system_settings WHERE key = 'jwt_secret'`);
+    this.value = row.value;
+  }
+
+  get secret(): string {
+    if (!this.value) throw new Error('JWT secret not loaded yet');
+    return this.value;
+  }
+}

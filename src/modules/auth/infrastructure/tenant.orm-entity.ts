@@ -1,0 +1,8 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+@Entity({ name: 'tenants' })
+export class TenantOrmEntity {
+  @PrimaryColumn({ type: 'text' }) id: string;
+  @Column({ type: 'text' }) name: string;
+  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+}

@@ -1,0 +1,138 @@
+import { ValidationError } from './domain-error';
+
+/**
+ * ISO 4217 minor-unit exponents that differ from the default of 2.
+ * Amounts are always integers in minor units; the exponent is only needed to print them.
+ */
+const EXPONENTS: Record<string, number> = {
+  bif: 0, clp: 0, djf: 0, gnf: 0, isk: 0, jpy: 0, kmf: 0, krw: 0, pyg: 0, rwf: 0, ugx: 0,
+  vnd: 0, vuv: 0, xaf: 0, xof: 0, xpf: 0,
+  bhd: 3, iqd: 3, jod: 3, kwd: 3, lyd: 3, omr: 3, tnd: 3,
+};
+
+/** A currency code: three letters, normalised to lowercase (the API accepts either case). */
+export function normalizeCurrency(value: string): string {
+  if (typeof value !== 'string' || !/^[a-zA-Z]{3}$/.test(value)) {
+    throw ValidationError.field('currency', 'currency must be a three-letter ISO 4217 code');
+  }
+  return value.toLowerCase();
+}
+
+export function currencyExponent(currency: string): number {
+  return EXPONENTS[currency.toLowerCase()] ?? 2;
+}
+
+/** Formats minor units for people (statements, PDFs): 12550 usd -> "125.50". */
+export function formatMinor(amount: number, currency: string): string {
+  const exp = currencyExponent(currency);
+  const negative = amount < 0;
+  const digits = Math.abs(amount).toString().padStart(exp + 1, '0');
+  const whole = exp === 0 ? digits : digits.slice(0, -exp);
+  const frac = exp === 0 ? '' : `.${digits.slice(-exp)}`;
+  return `${negative ? '-' : ''}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${frac}`;
+}
+
+export class CurrencyMismatchError extends ValidationError {
+  constructor(a: string, b: string) {
+    super(`Cannot combine ${a} and ${b} amounts.`, [
+      { field: 'currency', code: 'currency_mismatch', message: `expected ${a}, got ${b}` },
+    ]);
+  }
+}
+
+function assertMinorUnits(amount: number): void {
+  if (!Number.isSafeInteger(amount)) {
+    throw ValidationError.field('amount', 'amount must be an integer number of minor units');
+  }
+}
+
+/**
+ * An amount of one currency in integer minor units. JavaScript numbers hold integers
+ * exactly up to 2^53 (90 trillion dollars in cents), which is the bound checked here;
+ * the database stores them as bigint.
+ */
+export class Money {
+  private constructor(
+    readonly amount: number,
+    readonly currency: string,
+  ) {}
+
+  static of(amount: number, currency: string): Money {
+    assertMinorUnits(amount);
+    return new Money(amount, normalizeCurrency(currency));
+  }
+
+  static zero(currency: string): Money {
+    return Money.of(0, currency);
+  }
+
+  add(other: Money): Money {
+    this.assertSameCurrency(other);
+    return Money.of(this.amount + other.amount, this.currency);
+  }
+
+  subtract(other: Money): Money {
+    this.assertSameCurrency(other);
+    return Money.of(this.amount - other.amount, this.currency);
+  }
+
+  min(other: Money): Money {
+    this.assertSameCurrency(other);
+    return this.amount <= other.amount ? this : other;
+  }
+
+  compare(other: Money): number {
+    this.assertSameCurrency(other);
+    return Math.sign(this.amount - other.amount);
+  }
+
+  equals(other: Money): boolean {
+    return this.currency === other.currency && this.amount === other.amount;
+  }
+
+  isZero(): boolean {
+    return this.amount === 0;
+  }
+
+  isNegative(): boolean {
+    return this.amount < 0;
+  }
+
+  isPositive(): boolean {
+    return this.amount > 0;
+  }
+
+  /**
+   * Splits the amount by integer ratios. Remainders go one minor unit at a time to the
+   * earliest shares, so the parts always add up to the whole and the result is deterministic.
+   */
+  allocate(ratios: number[]): Money[] {
+    if (ratios.length === 0 || ratios.some((r) => !Number.isSafeInteger(r) || r < 0)) {
+      throw ValidationError.field('ratios', 'ratios must be non-negative integers');
+    }
+    const total = ratios.reduce((a, b) => a + b, 0);
+    if (total === 0) throw ValidationError.field('ratios', 'ratios must not all be zero');
+    const big = BigInt(this.amount);
+    const parts = ratios.map((r) => (big * BigInt(r)) / BigInt(total));
+    let remainder = big - parts.reduce((a, b) => a + b, 0n);
+    const step = remainder < 0n ? -1n : 1n;
+    for (let i = 0; remainder !== 0n; i = (i + 1) % parts.length) {
+      if (ratios[i] === 0) continue;
+      parts[i] += step;
+      remainder -= step;
+    }
+    return parts.map((p) => Money.of(Number(p), this.currency));
+  }
+
+  toJSON(): { amount: number; currency: string } {
+    return { amount: this.amount, currency: this.currency };
+  }
+
+  toString(): string {
+    return `${formatMinor(this.amount, this.currency)} ${this.currency.toUpperCase()}`;
+  }
+
+  private assertSameCurrency(other: Money): void {
+    if (other.currency !== this.currency) throw new CurrencyMismatchError(this.currency, other.currency);
+  }
+}

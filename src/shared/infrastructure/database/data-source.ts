@@ -1,0 +1,48 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../../migrations';
+
+/**
+ * TypeORM connection options. The schema comes only from migrations (never `synchronize`).
+ * bigint columns come back from `pg` as strings; mappers convert them with `toSafeNumber`.
+ */
+export function dataSourceOptions(url: string, poolSize: number, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    logging: false,
+    extra: { max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'receivables-api' },
+  };
+}
+
+/**
+ * Runs pending migrations under an advisory lock, so that several instances starting
+ * together apply each migration exactly once.
+ */
+export async function runMigrations(dataSource: DataSource): Promise<string[]> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(727274)');
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(727274)').catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** pg returns bigint and numeric as strings; money must stay an exact integer. */
+export function toSafeNumber(value: string | number | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`value ${value} is not a safe integer`);
+  return n;
+}
+
+export function toNullableNumber(value: string | number | null | undefined): number | null {
+  return value === null || value === undefined ? null : toSafeNumber(value);
+}

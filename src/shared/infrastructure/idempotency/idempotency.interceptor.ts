@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { from, lastValueFrom, Observable } from 'rxjs';
+import { DomainError, ValidationError } from '../../domain/domain-error';
+import { UnitOfWork } from '../database/unit-of-work';
+import { AuthenticatedClient } from '../../http/authenticated-client';
+
+const MAX_KEY_LENGTH = 255;
+const TTL_HOURS = 24;
+
+/**
+ * `Idempotency-Key` on POST (contract §11). The whole request runs in one transaction that
+ * also stores the response under the key, so a replay returns exactly what was committed and
+ * a crash leaves neither the change nor the key. A transaction-scoped advisory lock on the key
+ * tells a concurrent duplicate that the first is still in flight (409). Errors are not stored:
+ * they commit nothing, so retrying them is safe.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthenticatedClient }>();
+    const key = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || key === undefined || !request.user) return next.handle();
+    if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+      throw ValidationError.field('Idempotency-Key', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+    }
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const tenantId = request.user.tenantId;
+    const fingerprint = createHash('sha256')
+      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .digest('hex');
+
+    return from(
+      this.uow.run(async () => {
+        const [{ locked }] = await this.uow.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
+          [`idem:${tenantId}:${key}`],
+        );
+        if (!locked) {
+          throw new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry later.');
+        }
+        const [stored] = await this.uow.query<{ request_hash: string; response_status: number; response_body: unknown }>(
+          `SELECT request_hash, response_status, response_body FROM idempotency_keys
+            WHERE tenant_id = $1 AND key = $2 AND expires_at > now()`,
+          [tenantId, key],
+        );
+        if (stored) {
+          if (stored.request_hash !== fingerprint) {
+            throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with another request.');
+          }
+          reply.status(stored.response_status);
+          reply.header('Idempotent-Replayed', 'true');
+          return stored.response_body;
+        }
+        const status: number = Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
+        const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
+        await this.uow.query(
+          `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5::jsonb, now(), now() + interval '${TTL_HOURS} hours')
+           ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+             response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
+          [tenantId, key, fingerprint, status, JSON.stringify(body ?? null)],
+        );
+        return body;
+      }),
+    );
+  }
+}
