@@ -10,6 +10,8 @@ export interface AppConfig {
   dbPoolSize: number;
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
+  /** how long a bearer token check trusts a cached client row (revocation delay) */
+  clientCacheTtlMs: number;
   rateLimitRequests: number;
   rateLimitWindowSeconds: number;
   tokenFailureLimit: number;
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dbPoolSize: int('DB_POOL_SIZE', 10, env),
     jwtSecret: env.JWT_SECRET || undefined,
     jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, env),
+    clientCacheTtlMs: int('CLIENT_CACHE_TTL_MS', 30_000, env),
     rateLimitRequests: int('RATE_LIMIT_REQUESTS', 1000, env),
     rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 60, env),
     tokenFailureLimit: int('TOKEN_FAILURE_LIMIT', 10, env),

@@ -1,18 +1,21 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { ApiClient } from '../domain/api-client';
 import { ApiClientRepository } from '../domain/api-client.repository';
 
-const TTL_MS = 30_000;
-
 /**
- * Keeps each client's row for 30 s so that checking a bearer token costs no database round
- * trip, while a revoked client's tokens stop working within 30 s on every instance.
+ * Keeps each client's row for CLIENT_CACHE_TTL_MS (30 s) so that checking a bearer token costs
+ * no database round trip, while a revoked client's tokens stop working within that time on
+ * every instance. Tests shorten it to see a revocation take effect.
  */
 @Injectable()
 export class ClientStatusCache {
   private readonly entries = new Map<string, { client: ApiClient | null; expires: number }>();
 
-  constructor(private readonly repository: ApiClientRepository) {}
+  constructor(
+    private readonly repository: ApiClientRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async get(clientId: string): Promise<ApiClient | null> {
     const now = Date.now();
@@ -20,7 +23,7 @@ export class ClientStatusCache {
     if (hit && hit.expires > now) return hit.client;
     const client = await this.repository.findClient(clientId);
     if (this.entries.size > 10_000) this.entries.clear();
-    this.entries.set(clientId, { client, expires: now + TTL_MS });
+    this.entries.set(clientId, { client, expires: now + this.config.clientCacheTtlMs });
     return client;
   }
 
