@@ -49,6 +49,11 @@ export function toProblem(error: unknown, requestId: string): { body: ProblemDet
       return { body: problem('payload_too_large', 'The request body exceeds the size limit.', requestId), headers: {} };
     }
     const code = STATUS_TO_CODE[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
+    if (status >= 500) {
+      // A 5xx HttpException's message is written for operators (driver errors, hosts): log it, never send it.
+      logger.error(error.stack ?? error.message);
+      return { body: problem(code, status === 503 ? 'The service is temporarily unavailable.' : 'An unexpected error occurred.', requestId), headers: {} };
+    }
     const detail = status === 404 ? 'No such resource or route.' : error.message;
     return { body: problem(code, detail, requestId), headers: {} };
   }

@@ -1,0 +1,111 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/**
+ * Architecture rules (docs/architecture.md) checked on the source text, so they hold for
+ * modules written later too: the domain layer is framework-free, and modules talk to each
+ * other only through their index.ts.
+ */
+const SRC = resolve(__dirname, '../../src');
+const MODULES = join(SRC, 'modules');
+
+function walk(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every module specifier a file imports, re-exports, requires or loads dynamically. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const found = new Set<string>();
+  for (const re of [/\b(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\b(?:require|import)\s*\(\s*['"]([^'"]+)['"]\s*\)/g]) {
+    for (const m of text.matchAll(re)) found.add(m[1]);
+  }
+  return [...found];
+}
+
+const rel = (path: string) => relative(SRC, path).split(sep).join('/');
+/** `customers` for src/modules/customers/..., undefined elsewhere. */
+const moduleOf = (path: string) => (path.startsWith(MODULES + sep) ? relative(MODULES, path).split(sep)[0] : undefined);
+
+const files = walk(SRC);
+const moduleFiles = files.filter((f) => moduleOf(f) !== undefined);
+
+describe('architecture', () => {
+  it('finds the source files it checks', () => {
+    expect(moduleFiles.length).toBeGreaterThan(10);
+    expect(moduleFiles.some((f) => rel(f).startsWith('modules/auth/domain/'))).toBe(true);
+  });
+
+  it('domain/ imports no framework, ORM or validation library', () => {
+    const FORBIDDEN = /^(@nestjs\/|typeorm|class-validator|class-transformer|fastify|@fastify\/|pg$|ioredis|rxjs)/;
+    const violations = moduleFiles
+      .filter((f) => rel(f).split('/')[2] === 'domain')
+      .flatMap((f) => importsOf(f).filter((spec) => FORBIDDEN.test(spec)).map((spec) => `${rel(f)} imports ${spec}`));
+    expect(violations).toEqual([]);
+  });
+
+  it("domain/ imports only its own domain, the shared kernel's domain and other modules' index.ts", () => {
+    const violations = moduleFiles
+      .filter((f) => rel(f).split('/')[2] === 'domain')
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((spec) => spec.startsWith('.'))
+          .map((spec) => resolve(dirname(f), spec))
+          .filter((target) => {
+            const layer = rel(target).split('/');
+            if (layer[0] === 'shared') return layer[1] !== 'domain'; // the shared kernel's domain only
+            if (layer[0] !== 'modules') return true;
+            if (layer[1] === moduleOf(f)) return layer[2] !== 'domain';
+            return layer.length > 2 && layer[2] !== 'index'; // another module: its public index.ts only
+          })
+          .map((target) => `${rel(f)} imports ${rel(target)}`),
+      );
+    expect(violations).toEqual([]);
+  });
+
+  it("modules use each other only through the other module's index.ts", () => {
+    const violations = moduleFiles.flatMap((f) =>
+      importsOf(f)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => resolve(dirname(f), spec))
+        .filter((target) => {
+          const other = moduleOf(target);
+          if (!other || other === moduleOf(f)) return false;
+          const inside = rel(target).split('/').slice(2).join('/');
+          return inside !== '' && inside !== 'index';
+        })
+        .map((target) => `${rel(f)} imports ${rel(target)}`),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('the shared kernel depends on no module', () => {
+    const violations = files
+      .filter((f) => rel(f).startsWith('shared/'))
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((spec) => spec.startsWith('.'))
+          .map((spec) => resolve(dirname(f), spec))
+          .filter((target) => moduleOf(target) !== undefined)
+          .map((target) => `${rel(f)} imports ${rel(target)}`),
+      );
+    expect(violations).toEqual([]);
+  });
+
+  it('the schema comes only from migrations', () => {
+    const violations = files.filter((f) => /synchronize:\s*true/.test(readFileSync(f, 'utf8'))).map(rel);
+    expect(violations).toEqual([]);
+  });
+
+  it('every migration file is listed in MIGRATIONS', () => {
+    const dir = join(SRC, 'migrations');
+    const index = readFileSync(join(dir, 'index.ts'), 'utf8');
+    const missing = readdirSync(dir)
+      .filter((name) => /^\d{13}-.+\.ts$/.test(name))
+      .filter((name) => !index.includes(`./${name.replace(/\.ts$/, '')}'`));
+    expect(missing).toEqual([]);
+  });
+});
