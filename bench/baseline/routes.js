@@ -1,0 +1,3 @@
+'use strict';
+/** Route registrars for the resource endpoints (filled in as the modules land). */
+module.exports = [];

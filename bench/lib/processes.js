@@ -1,0 +1,101 @@
+'use strict';
+/** Child processes of a benchmark run: spawn, wait until ready, sample memory, stop. */
+const { spawn } = require('node:child_process');
+const { createWriteStream, readFileSync } = require('node:fs');
+const { createServer } = require('node:net');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** Spawns `node <args>` with its output in `logFile`; the child's pid is node itself (RSS is the service's). */
+function spawnNode(args, env, logFile) {
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  child.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return child;
+}
+
+async function waitForHttp(url, child, timeoutMs = 60_000, logFile) {
+  const deadline = Date.now() + timeoutMs;
+  let exited = null;
+  child.exited.then((e) => (exited = e));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${url}: process exited (${JSON.stringify(exited)}) before it was ready; see ${logFile}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms; see ${logFile}`);
+}
+
+/** VmHWM is the kernel's high-water mark of the process's resident set: its peak RSS since start. */
+function readProcStatus(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name) => {
+      const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
+      return m ? Number(m[1]) * 1024 : null;
+    };
+    return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+  } catch {
+    return { rss: null, hwm: null };
+  }
+}
+
+/**
+ * Peak RSS: VmHWM where /proc exists (Linux), otherwise the largest of periodic `ps` samples.
+ * Sampling also runs on Linux as a cross-check.
+ */
+class RssSampler {
+  constructor(pid, intervalMs = 250) {
+    this.pid = pid;
+    this.maxSampled = 0;
+    this.timer = setInterval(() => this.sample(), intervalMs);
+    this.timer.unref();
+  }
+  sample() {
+    let { rss } = readProcStatus(this.pid);
+    if (rss === null) {
+      try {
+        const out = require('node:child_process').execFileSync('ps', ['-o', 'rss=', '-p', String(this.pid)], { encoding: 'utf8' });
+        rss = Number(out.trim()) * 1024;
+      } catch {
+        rss = null;
+      }
+    }
+    if (rss && rss > this.maxSampled) this.maxSampled = rss;
+  }
+  /** Call before the process exits. */
+  peak() {
+    this.sample();
+    const { hwm } = readProcStatus(this.pid);
+    return Math.max(hwm ?? 0, this.maxSampled) || null;
+  }
+  stop() {
+    clearInterval(this.timer);
+  }
+}
+
+async function stopChild(child, timeoutMs = 15_000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+module.exports = { freePort, spawnNode, waitForHttp, RssSampler, stopChild, readProcStatus };
