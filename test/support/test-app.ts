@@ -37,10 +37,16 @@ export class TestApp {
     readonly baseUrl: string,
     readonly databaseUrl: string,
     private readonly dropDatabase: () => Promise<void>,
+    /** every route the application registered with Fastify (method, URL), e.g. for the OpenAPI completeness test */
+    readonly routes: ReadonlyArray<{ method: string; url: string }>,
   ) {}
 
-  static async start(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
-    const db = await createTestDatabase();
+  /**
+   * `databaseUrl` runs this instance on another TestApp's database (several instances of the
+   * service on one database); that database is then left for its owner to drop.
+   */
+  static async start(options: { env?: Record<string, string>; clock?: Clock; databaseUrl?: string } = {}): Promise<TestApp> {
+    const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
     const config = loadConfig({
       ...process.env,
       LOG_LEVEL: 'silent',
@@ -49,10 +55,18 @@ export class TestApp {
       ...options.env,
     });
     const app = await createApp({ config, databaseUrl: db.url, clock: options.clock });
+    // Nest registers controller routes on init (inside listen), so this hook sees all of them.
+    const routes: { method: string; url: string }[] = [];
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRoute', (route) => {
+        for (const method of [route.method].flat()) routes.push({ method: String(method), url: route.url });
+      });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    return new TestApp(app, `http://127.0.0.1:${port}`, db.url, db.drop);
+    return new TestApp(app, `http://127.0.0.1:${port}`, db.url, db.drop, routes);
   }
 
   async close(): Promise<void> {

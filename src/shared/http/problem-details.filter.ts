@@ -41,8 +41,9 @@ export function toProblem(error: unknown, requestId: string): { body: ProblemDet
   if (error instanceof DomainError) return { body: problem(error.code, error.message, requestId, error.errors), headers: {} };
   if (error instanceof HttpException) {
     const status = error.getStatus();
-    // Fastify's body-parser failures reach Nest as plain HttpExceptions; only the message tells them apart.
-    if (status === 400 && /not valid JSON|Unexpected end of JSON/i.test(error.message)) {
+    // Fastify's body-parser failures reach Nest as plain HttpExceptions (Nest drops the FST_ code);
+    // only the message tells them apart. An empty body declared as JSON is malformed JSON too.
+    if (status === 400 && /not valid JSON|Unexpected end of JSON|cannot be empty when content-type is set to 'application\/json'/i.test(error.message)) {
       return { body: problem('malformed_json', 'The request body is not valid JSON.', requestId), headers: {} };
     }
     if (status === 413) {

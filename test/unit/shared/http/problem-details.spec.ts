@@ -141,6 +141,13 @@ describe('toProblem', () => {
       if (status >= 500) expect(body.detail).toBe('An unexpected error occurred.');
     });
 
+    it.each([
+      "Body cannot be empty when content-type is set to 'application/json'",
+      "Body is not valid JSON but content-type is set to 'application/json'",
+    ])('maps the HttpException Nest makes of a Fastify body error (%p) to malformed_json', (message) => {
+      expect(toProblem(new HttpException(message, 400), RID).body).toMatchObject({ status: 400, code: 'malformed_json' });
+    });
+
     it("maps the JSON parser's SyntaxError (status 400) to malformed_json", () => {
       const error = Object.assign(new SyntaxError('Unexpected token } in JSON at position 9'), { statusCode: 400 });
       expect(toProblem(error, RID).body).toMatchObject({ status: 400, code: 'malformed_json', detail: 'The request body is not valid JSON.' });
