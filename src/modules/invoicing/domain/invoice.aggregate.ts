@@ -1,0 +1,462 @@
+import { AggregateRoot } from '../../../shared/domain/aggregate-root';
+import { addDays, isDateString, toDateString } from '../../../shared/domain/clock';
+import { ConflictError, InvalidStateError, ValidationError } from '../../../shared/domain/domain-error';
+import { newId } from '../../../shared/domain/ids';
+import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
+import { InvoiceEvents, InvoiceEventType } from './invoice.events';
+import { CustomerSummary, DisputeSnapshot, InvoiceJson, InvoiceSnapshot, isOverdue, presentInvoice } from './invoice.snapshot';
+import { EDITABLE_FIELDS, INVOICE_STATUSES, InvoiceStatus, isInvoiceStatus, OPEN_STATUSES, PATCH_TRANSITIONS } from './invoice-status';
+import { LineItem, LineItemInput, LineItemSnapshot, totalsOf } from './line-item.value-object';
+import { ReceivableMovement } from './receivable-movement';
+
+/** What the invoice needs to know about its customer when it is created or moved to another one. */
+export interface InvoiceCustomer extends CustomerSummary {
+  currency: string;
+  paymentTermsDays: number;
+}
+
+export interface CreateInvoiceParams {
+  tenantId: string;
+  /** generated when not given */
+  id?: string;
+  number: string;
+  customer: InvoiceCustomer;
+  currency?: string;
+  /** `draft` or `open` (default) */
+  status?: string;
+  issueDate?: string;
+  dueDate?: string;
+  poNumber?: string | null;
+  memo?: string | null;
+  lineItems: LineItemInput[];
+  metadata?: Record<string, unknown> | null;
+  now: Date;
+}
+
+export interface DisputeInput {
+  status: string;
+  reason?: string;
+  amount?: number;
+}
+
+/** A PATCH: the public field names a client asked to change (undefined = not sent). */
+export interface InvoicePatch {
+  status?: string;
+  number?: string;
+  /** the customer behind `customer_id`, resolved by the handler (drafts only) */
+  customer?: InvoiceCustomer;
+  currency?: string;
+  issue_date?: string;
+  due_date?: string;
+  po_number?: string | null;
+  memo?: string | null;
+  metadata?: Record<string, unknown> | null;
+  line_items?: LineItemInput[];
+  dispute?: DisputeInput;
+}
+
+const PUBLIC_FIELD: Record<string, string> = { customer: 'customer_id' };
+const MAX_LINES = 250;
+const NUMBER_RE = /^[A-Za-z0-9][A-Za-z0-9._\-/#]{0,63}$/;
+
+function date(field: string, value: unknown): string {
+  if (!isDateString(value)) throw ValidationError.field(field, `${field} must be a date in YYYY-MM-DD form`);
+  return value;
+}
+
+function text(field: string, value: unknown, max: number): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string') throw ValidationError.field(field, `${field} must be a string`);
+  const trimmed = value.trim();
+  if (trimmed.length > max) throw ValidationError.field(field, `${field} must be at most ${max} characters`);
+  return trimmed === '' ? null : trimmed;
+}
+
+export function validInvoiceNumber(value: unknown): string {
+  const n = typeof value === 'string' ? value.trim() : value;
+  if (typeof n !== 'string' || !NUMBER_RE.test(n)) {
+    throw ValidationError.field('number', 'number must be 1 to 64 letters, digits or . _ - / #, starting with a letter or digit');
+  }
+  return n;
+}
+
+function statusFromPayments(s: InvoiceSnapshot): InvoiceStatus {
+  if (s.amountPaid === 0) return 'open';
+  return s.total - s.amountPaid === 0 ? 'paid' : 'partially_paid';
+}
+
+function parseLines(inputs: unknown, existing: readonly LineItemSnapshot[] = []): LineItemSnapshot[] {
+  if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_LINES) {
+    throw ValidationError.field('line_items', `line_items must hold 1 to ${MAX_LINES} lines`);
+  }
+  const known = new Set(existing.map((l) => l.id));
+  const seen = new Set<string>();
+  return inputs.map((input: LineItemInput, i) => {
+    const keep = input?.id;
+    if (keep !== undefined) {
+      // A line may name its current id to keep it; ids are never chosen by clients.
+      if (!known.has(keep) || seen.has(keep)) {
+        throw ValidationError.field(`line_items[${i}].id`, `line_items[${i}].id must be the id of one of the invoice's current lines`);
+      }
+      seen.add(keep);
+    }
+    return LineItem.create(input, `line_items[${i}]`, keep).snapshot;
+  });
+}
+
+function cloneSnapshot(s: InvoiceSnapshot): InvoiceSnapshot {
+  return {
+    ...s,
+    customer: s.customer ? { ...s.customer } : null,
+    lineItems: s.lineItems.map((l) => ({ ...l })),
+    dispute: s.dispute ? { ...s.dispute } : null,
+    metadata: { ...s.metadata },
+  };
+}
+
+/** The keys of the public representation whose values differ, with their old values. */
+function changedAttributes(before: InvoiceJson, after: InvoiceJson): Record<string, unknown> {
+  const previous: Record<string, unknown> = {};
+  for (const key of Object.keys(after) as (keyof InvoiceJson)[]) {
+    if (key === 'version' || key === 'updated_at') continue;
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key];
+  }
+  return previous;
+}
+
+/**
+ * The invoice (contract §7): line math, the status machine, what may change in which
+ * status, disputes, and payment applications. It records its public events and the
+ * movements of the customer's receivables ledger (§9); the repository writes both in the
+ * transaction that saves it.
+ */
+export class Invoice extends AggregateRoot {
+  private s: InvoiceSnapshot;
+  /** the version the row has in the database (0: not inserted yet) */
+  private persistedVersion: number;
+  private movements: ReceivableMovement[] = [];
+
+  private constructor(snapshot: InvoiceSnapshot, persistedVersion: number) {
+    super();
+    this.s = snapshot;
+    this.version = snapshot.version;
+    this.persistedVersion = persistedVersion;
+  }
+
+  static create(p: CreateInvoiceParams): Invoice {
+    const today = toDateString(p.now);
+    const currency = p.currency === undefined ? p.customer.currency : normalizeCurrency(p.currency);
+    if (currency !== p.customer.currency) throw new CurrencyMismatchError(p.customer.currency, currency);
+    const status = p.status ?? 'open';
+    if (status !== 'draft' && status !== 'open') {
+      throw ValidationError.field('status', 'an invoice is created as draft or open');
+    }
+    const issueDate = p.issueDate === undefined ? today : date('issue_date', p.issueDate);
+    const dueDate = p.dueDate === undefined ? addDays(issueDate, p.customer.paymentTermsDays) : date('due_date', p.dueDate);
+    if (dueDate < issueDate) throw ValidationError.field('due_date', 'due_date must not be before issue_date');
+    if (Array.isArray(p.lineItems) && p.lineItems.some((l) => l?.id !== undefined)) {
+      throw ValidationError.field('line_items', 'line item ids are assigned by the server');
+    }
+    const lineItems = parseLines(p.lineItems);
+    const totals = totalsOf(lineItems);
+    const invoice = new Invoice(
+      {
+        tenantId: p.tenantId,
+        id: p.id ?? newId('inv'),
+        number: validInvoiceNumber(p.number),
+        customerId: p.customer.id,
+        customer: { id: p.customer.id, name: p.customer.name, email: p.customer.email },
+        status: 'draft',
+        currency,
+        issueDate,
+        dueDate,
+        poNumber: text('po_number', p.poNumber, 100),
+        memo: text('memo', p.memo, 5000),
+        lineItems,
+        subtotal: totals.subtotal,
+        discountTotal: totals.discount_total,
+        taxTotal: totals.tax_total,
+        total: totals.total,
+        amountPaid: 0,
+        dispute: null,
+        metadata: { ...(p.metadata ?? {}) },
+        finalizedAt: null,
+        paidAt: null,
+        version: 1,
+        createdAt: p.now,
+        updatedAt: p.now,
+      },
+      0,
+    );
+    const events: InvoiceEventType[] = [InvoiceEvents.created];
+    if (status === 'open') {
+      invoice.s.status = 'open';
+      invoice.s.finalizedAt = p.now;
+      invoice.movements.push(Invoice.finalization(invoice.s));
+      events.push(InvoiceEvents.finalized);
+    }
+    for (const type of events) invoice.recordEvent(type, p.now);
+    return invoice;
+  }
+
+  static restore(snapshot: InvoiceSnapshot): Invoice {
+    return new Invoice(cloneSnapshot(snapshot), snapshot.version);
+  }
+
+  // ---- getters the payments module and the repository use ----
+  get id(): string { return this.s.id; }
+  get tenantId(): string { return this.s.tenantId; }
+  get customerId(): string { return this.s.customerId; }
+  get number(): string { return this.s.number; }
+  get currency(): string { return this.s.currency; }
+  get status(): InvoiceStatus { return this.s.status; }
+  get total(): Money { return Money.of(this.s.total, this.s.currency); }
+  get amountPaid(): Money { return Money.of(this.s.amountPaid, this.s.currency); }
+  get amountDue(): Money { return Money.of(this.s.total - this.s.amountPaid, this.s.currency); }
+  get issueDate(): string { return this.s.issueDate; }
+  get dueDate(): string { return this.s.dueDate; }
+  get isDisputed(): boolean { return this.s.dispute?.status === 'open'; }
+  get dispute(): DisputeSnapshot | null { return this.s.dispute ? { ...this.s.dispute } : null; }
+  get isNew(): boolean { return this.persistedVersion === 0; }
+  /** the version the stored row must still have for this save to apply */
+  get expectedVersion(): number { return this.persistedVersion; }
+
+  isOverdue(today: string): boolean {
+    return isOverdue(this.s, today);
+  }
+
+  toSnapshot(): InvoiceSnapshot {
+    return cloneSnapshot(this.s);
+  }
+
+  toJSON(today: string): InvoiceJson {
+    return presentInvoice(this.s, today);
+  }
+
+  /** Called by the repository once the row is written. */
+  markPersisted(): void {
+    this.persistedVersion = this.s.version;
+  }
+
+  pullMovements(): ReceivableMovement[] {
+    const movements = this.movements;
+    this.movements = [];
+    return movements;
+  }
+
+  /**
+   * Applies a PATCH as one change: field rules for the current status first (409), then
+   * values (400), then the status transition. Nothing changes unless all of it is valid;
+   * a PATCH that changes nothing records nothing and keeps the version.
+   */
+  update(patch: InvoicePatch, now: Date): void {
+    const fields = Object.keys(patch).filter((k) => patch[k as keyof InvoicePatch] !== undefined);
+    const editable = EDITABLE_FIELDS[this.s.status];
+    if (editable !== 'all') {
+      const refused = fields.filter((f) => !editable.has(f)).map((f) => PUBLIC_FIELD[f] ?? f);
+      if (refused.length > 0) {
+        throw new InvalidStateError(`${refused.join(', ')} cannot be changed on a ${this.s.status} invoice.`);
+      }
+    }
+    const today = toDateString(now);
+    const next = cloneSnapshot(this.s);
+    const movements: ReceivableMovement[] = [];
+    const events: InvoiceEventType[] = [];
+
+    if (patch.number !== undefined) next.number = validInvoiceNumber(patch.number);
+    if (patch.customer !== undefined) {
+      const c = patch.customer;
+      next.customerId = c.id;
+      next.customer = { id: c.id, name: c.name, email: c.email };
+      next.currency = c.currency;
+    }
+    if (patch.currency !== undefined) {
+      const currency = normalizeCurrency(patch.currency);
+      // The customer's currency is the invoice's (a customer has one currency).
+      if (currency !== next.currency) throw new CurrencyMismatchError(next.currency, currency);
+    }
+    if (patch.issue_date !== undefined) next.issueDate = date('issue_date', patch.issue_date);
+    if (patch.due_date !== undefined) next.dueDate = date('due_date', patch.due_date);
+    if (next.dueDate < next.issueDate) throw ValidationError.field('due_date', 'due_date must not be before issue_date');
+    if (patch.po_number !== undefined) next.poNumber = text('po_number', patch.po_number, 100);
+    if (patch.memo !== undefined) next.memo = text('memo', patch.memo, 5000);
+    if (patch.metadata !== undefined) next.metadata = { ...(patch.metadata ?? {}) };
+    if (patch.line_items !== undefined) this.replaceLines(next, patch.line_items, now, movements, events);
+    if (patch.dispute !== undefined) this.changeDispute(next, patch.dispute, now, events);
+    if (patch.status !== undefined) this.transition(next, patch.status, now, today, movements, events);
+
+    const previous = changedAttributes(presentInvoice(this.s, today), presentInvoice(next, today));
+    if (Object.keys(previous).length === 0) return;
+    this.s = next;
+    this.touch(now);
+    this.movements.push(...movements.filter((m) => m.debit !== 0 || m.credit !== 0));
+    this.recordEvent(InvoiceEvents.updated, now, previous);
+    for (const type of events) this.recordEvent(type, now);
+  }
+
+  /**
+   * Applies part of a payment (the payments module keeps the application itself).
+   * Only open and partially paid invoices take money, never more than is due.
+   */
+  applyPayment(amount: Money, paymentId: string, applicationId: string, at: Date): void {
+    if (!OPEN_STATUSES.includes(this.s.status)) {
+      throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; only open or partially paid invoices take payments.`);
+    }
+    this.assertAmount(amount, `application ${applicationId} of payment ${paymentId}`);
+    const due = this.s.total - this.s.amountPaid;
+    if (amount.amount > due) {
+      throw new ConflictError(`${amount.amount} exceeds the ${due} due on invoice ${this.s.number}.`);
+    }
+    this.changeAmountPaid(this.s.amountPaid + amount.amount, at);
+  }
+
+  /** Takes back an application (payment reversed or re-matched): paid/partially paid → partially paid/open. */
+  reverseApplication(amount: Money, paymentId: string, applicationId: string, at: Date): void {
+    if (this.s.status !== 'paid' && this.s.status !== 'partially_paid') {
+      throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; applications can only be reversed on paid or partially paid invoices.`);
+    }
+    this.assertAmount(amount, `application ${applicationId} of payment ${paymentId}`);
+    if (amount.amount > this.s.amountPaid) {
+      throw new ConflictError(`${amount.amount} exceeds the ${this.s.amountPaid} paid on invoice ${this.s.number}.`);
+    }
+    this.changeAmountPaid(this.s.amountPaid - amount.amount, at);
+  }
+
+  // ---- internals ----
+
+  private assertAmount(amount: Money, what: string): void {
+    if (amount.currency !== this.s.currency) {
+      throw new ConflictError(`The ${what} is in ${amount.currency}; invoice ${this.s.number} is in ${this.s.currency}.`);
+    }
+    if (!amount.isPositive()) throw ValidationError.field('amount', 'amount must be greater than 0');
+  }
+
+  private changeAmountPaid(amountPaid: number, at: Date): void {
+    const today = toDateString(at);
+    const before = presentInvoice(this.s, today);
+    this.s.amountPaid = amountPaid;
+    this.s.status = statusFromPayments(this.s);
+    this.s.paidAt = this.s.status === 'paid' ? at : null;
+    this.touch(at);
+    this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, presentInvoice(this.s, today)));
+    if (this.s.status === 'paid') this.recordEvent(InvoiceEvents.paid, at);
+  }
+
+  private replaceLines(next: InvoiceSnapshot, inputs: LineItemInput[], now: Date, movements: ReceivableMovement[], events: InvoiceEventType[]): void {
+    next.lineItems = parseLines(inputs, this.s.lineItems);
+    const totals = totalsOf(next.lineItems);
+    next.subtotal = totals.subtotal;
+    next.discountTotal = totals.discount_total;
+    next.taxTotal = totals.tax_total;
+    next.total = totals.total;
+    if (next.status === 'draft') return;
+    if (next.total < next.amountPaid) {
+      throw new InvalidStateError(`The new total ${next.total} would be less than the ${next.amountPaid} already paid.`);
+    }
+    const delta = next.total - this.s.total;
+    movements.push({
+      type: 'adjustment',
+      date: toDateString(now),
+      debit: Math.max(delta, 0),
+      credit: Math.max(-delta, 0),
+      description: `Invoice ${next.number} lines changed`,
+    });
+    if (next.amountPaid > 0) {
+      const status = statusFromPayments(next);
+      if (status === 'paid' && next.status !== 'paid') {
+        next.paidAt = now;
+        events.push(InvoiceEvents.paid);
+      }
+      next.status = status;
+    }
+  }
+
+  private changeDispute(next: InvoiceSnapshot, input: DisputeInput, now: Date, events: InvoiceEventType[]): void {
+    if (input === null || typeof input !== 'object') throw ValidationError.field('dispute', 'dispute must be an object');
+    if (input.status === 'open') {
+      if (next.dispute?.status === 'open') throw new InvalidStateError(`Invoice ${next.number} already has an open dispute.`);
+      const reason = text('dispute.reason', input.reason, 1000);
+      if (!reason) throw ValidationError.field('dispute.reason', 'dispute.reason is required to open a dispute', 'required');
+      const due = next.total - next.amountPaid;
+      const amount = input.amount ?? (due > 0 ? due : next.total);
+      if (!Number.isSafeInteger(amount) || amount <= 0 || amount > next.total) {
+        throw ValidationError.field('dispute.amount', `dispute.amount must be an integer from 1 to the invoice total (${next.total})`);
+      }
+      next.dispute = { status: 'open', reason, amount, openedAt: now, resolvedAt: null };
+      events.push(InvoiceEvents.disputeOpened);
+    } else if (input.status === 'resolved') {
+      if (next.dispute?.status !== 'open') throw new InvalidStateError(`Invoice ${next.number} has no open dispute.`);
+      if (input.reason !== undefined || input.amount !== undefined) {
+        throw ValidationError.field('dispute', 'resolving a dispute takes only {"status": "resolved"}');
+      }
+      next.dispute = { ...next.dispute, status: 'resolved', resolvedAt: now };
+      events.push(InvoiceEvents.disputeResolved);
+    } else {
+      throw ValidationError.field('dispute.status', 'dispute.status must be open or resolved');
+    }
+  }
+
+  private transition(
+    next: InvoiceSnapshot,
+    to: string,
+    now: Date,
+    today: string,
+    movements: ReceivableMovement[],
+    events: InvoiceEventType[],
+  ): void {
+    if (!isInvoiceStatus(to)) throw ValidationError.field('status', `status must be one of ${INVOICE_STATUSES.join(', ')}`);
+    const from = next.status;
+    if (to === from) return;
+    if (!PATCH_TRANSITIONS[from].includes(to)) {
+      throw new InvalidStateError(
+        to === 'partially_paid' || to === 'paid'
+          ? `${to} follows from payment applications; it cannot be set.`
+          : `An invoice cannot go from ${from} to ${to}.`,
+      );
+    }
+    const due = next.total - next.amountPaid;
+    if (from === 'draft' && to === 'open') {
+      next.status = 'open';
+      next.finalizedAt = now;
+      movements.push(Invoice.finalization(next));
+      events.push(InvoiceEvents.finalized);
+    } else if (to === 'void') {
+      if (next.amountPaid !== 0) throw new InvalidStateError(`Invoice ${next.number} has payments applied; reverse them before voiding.`);
+      if (from === 'open') {
+        movements.push({ type: 'void', date: today, debit: 0, credit: next.total, description: `Invoice ${next.number} voided` });
+      }
+      next.status = 'void';
+      events.push(InvoiceEvents.voided);
+    } else if (to === 'uncollectible') {
+      movements.push({ type: 'write_off', date: today, debit: 0, credit: due, description: `Invoice ${next.number} written off` });
+      next.status = 'uncollectible';
+      events.push(InvoiceEvents.markedUncollectible);
+    } else {
+      // uncollectible → open: what was written off is owed again.
+      movements.push({ type: 'adjustment', date: today, debit: due, credit: 0, description: `Invoice ${next.number} reopened` });
+      next.status = statusFromPayments(next);
+    }
+  }
+
+  private static finalization(s: InvoiceSnapshot): ReceivableMovement {
+    return { type: 'invoice', date: s.issueDate, debit: s.total, credit: 0, description: `Invoice ${s.number}` };
+  }
+
+  /** One version per saved change: the first change since loading bumps it, so events and ETag agree. */
+  private touch(now: Date): void {
+    this.s.version = this.persistedVersion + 1;
+    this.s.updatedAt = now;
+    this.version = this.s.version;
+  }
+
+  private recordEvent(type: InvoiceEventType, at: Date, previous?: Record<string, unknown>): void {
+    this.record({
+      type,
+      aggregateType: 'invoice',
+      aggregateId: this.s.id,
+      tenantId: this.s.tenantId,
+      occurredAt: at,
+      data: { object: presentInvoice(this.s, toDateString(at)) as unknown as Record<string, unknown>, ...(previous ? { previous_attributes: previous } : {}) },
+    });
+  }
+}

@@ -1,0 +1,120 @@
+import { daysBetween } from '../../../shared/domain/clock';
+import { InvoiceStatus, OPEN_STATUSES } from './invoice-status';
+import { LineItem, LineItemJson, LineItemSnapshot } from './line-item.value-object';
+
+export interface CustomerSummary {
+  id: string;
+  name: string;
+  email: string | null;
+}
+
+export interface DisputeSnapshot {
+  status: 'open' | 'resolved';
+  reason: string;
+  amount: number;
+  openedAt: Date;
+  resolvedAt: Date | null;
+}
+
+/**
+ * Everything persisted about an invoice, as plain data. The aggregate wraps it; the
+ * repository maps it to and from rows; list/detail queries map rows into it and present
+ * it with `presentInvoice`, so events and GET responses share one representation.
+ */
+export interface InvoiceSnapshot {
+  tenantId: string;
+  id: string;
+  number: string;
+  customerId: string;
+  customer: CustomerSummary | null;
+  status: InvoiceStatus;
+  currency: string;
+  issueDate: string;
+  dueDate: string;
+  poNumber: string | null;
+  memo: string | null;
+  lineItems: LineItemSnapshot[];
+  subtotal: number;
+  discountTotal: number;
+  taxTotal: number;
+  total: number;
+  amountPaid: number;
+  dispute: DisputeSnapshot | null;
+  metadata: Record<string, unknown>;
+  finalizedAt: Date | null;
+  paidAt: Date | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface InvoiceJson {
+  id: string;
+  number: string;
+  customer_id: string;
+  customer: CustomerSummary | null;
+  status: InvoiceStatus;
+  currency: string;
+  issue_date: string;
+  due_date: string;
+  po_number: string | null;
+  memo: string | null;
+  line_items: LineItemJson[];
+  subtotal: number;
+  discount_total: number;
+  tax_total: number;
+  total: number;
+  amount_paid: number;
+  amount_due: number;
+  overdue: boolean;
+  days_past_due: number;
+  dispute: { status: 'open' | 'resolved'; reason: string; amount: number; opened_at: string; resolved_at: string | null } | null;
+  metadata: Record<string, unknown>;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Contract §7: still expecting money, something left to pay, and due before today. */
+export function isOverdue(s: Pick<InvoiceSnapshot, 'status' | 'total' | 'amountPaid' | 'dueDate'>, today: string): boolean {
+  return OPEN_STATUSES.includes(s.status) && s.total - s.amountPaid > 0 && s.dueDate < today;
+}
+
+/** The invoice's public JSON (contract §7, without the detail-only `payments`). */
+export function presentInvoice(s: InvoiceSnapshot, today: string): InvoiceJson {
+  const overdue = isOverdue(s, today);
+  return {
+    id: s.id,
+    number: s.number,
+    customer_id: s.customerId,
+    customer: s.customer ? { id: s.customer.id, name: s.customer.name, email: s.customer.email } : null,
+    status: s.status,
+    currency: s.currency,
+    issue_date: s.issueDate,
+    due_date: s.dueDate,
+    po_number: s.poNumber,
+    memo: s.memo,
+    line_items: s.lineItems.map((l) => LineItem.toJson(l)),
+    subtotal: s.subtotal,
+    discount_total: s.discountTotal,
+    tax_total: s.taxTotal,
+    total: s.total,
+    amount_paid: s.amountPaid,
+    amount_due: s.total - s.amountPaid,
+    overdue,
+    days_past_due: overdue ? daysBetween(s.dueDate, today) : 0,
+    dispute: s.dispute
+      ? {
+          status: s.dispute.status,
+          reason: s.dispute.reason,
+          amount: s.dispute.amount,
+          opened_at: s.dispute.openedAt.toISOString(),
+          resolved_at: s.dispute.resolvedAt ? s.dispute.resolvedAt.toISOString() : null,
+        }
+      : null,
+    metadata: s.metadata,
+    version: s.version,
+    created_at: s.createdAt.toISOString(),
+    updated_at: s.updatedAt.toISOString(),
+  };
+}
