@@ -37,7 +37,7 @@ export class RateLimitGuard implements CanActivate {
     const limit = client.rateLimit ?? this.config.rateLimitRequests;
     const window = this.config.rateLimitWindowSeconds;
     const key = `client:${client.clientId}`;
-    const state = isPublic ? await this.limits.peek(key, limit, window) : await this.limits.consume(key, limit, window);
+    const state = isPublic ? await this.limits.peek(key, limit, window) : await this.limits.take(key, limit, window);
     http.getRequest().rateLimit = state;
     const reply = http.getResponse<FastifyReply>();
     for (const [name, value] of Object.entries(rateLimitHeaders(state))) void reply.header(name, value);

@@ -13,14 +13,32 @@ export interface RateLimitState {
   allowed: boolean;
 }
 
+/** Requests this instance may still let through from points it already counted in the shared store. */
+interface Reservation {
+  left: number;
+  /** the shared counter right after this instance's last reservation */
+  consumed: number;
+  /** end of the shared window (epoch ms) */
+  expiresAt: number;
+}
+
 /**
  * Fixed-window counters shared by every instance: in PostgreSQL by default, in Redis when
  * REDIS_URL is set (rate-limiter-flexible does the atomic increments for both). One limiter
  * exists per distinct (limit, window) pair, so per-client limits cost nothing extra.
+ *
+ * `take()` (the per-request path) does not cost a round trip per request: an instance
+ * reserves a small batch of points from the shared counter in one atomic increment and lets
+ * that many requests through locally (see `batchSize`). The shared counter never grants
+ * more than the limit in total, so the limit holds across instances; the price is that points
+ * another instance reserved but did not use may refuse a client slightly early (at most
+ * batch − 1 per other instance and window). Limits up to 100 use a batch of 1: exact.
  */
 @Injectable()
 export class RateLimitService implements OnModuleDestroy {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly reservations = new Map<string, Reservation>();
+  private readonly reserving = new Map<string, Promise<void>>();
   private pool?: Pool;
   private redis?: { quit(): Promise<unknown> };
 
@@ -41,14 +59,65 @@ export class RateLimitService implements OnModuleDestroy {
     }
   }
 
-  /** The current state of `key` without counting a request. */
+  /**
+   * Counts one request of `key` like `consume()`, from a batch reserved in the shared store
+   * (one round trip per batch, not per request). Concurrent requests wait for one reservation.
+   */
+  async take(key: string, limit: number, windowSeconds: number): Promise<RateLimitState> {
+    const id = `${limit}/${windowSeconds}/${key}`;
+    for (;;) {
+      const r = this.reservations.get(id);
+      const now = Date.now();
+      if (r && r.expiresAt > now) {
+        const reset = Math.max(1, Math.ceil((r.expiresAt - now) / 1000));
+        if (r.left > 0) {
+          r.left--;
+          return { limit, remaining: Math.max(0, limit - r.consumed + r.left), reset, windowSeconds, allowed: true };
+        }
+        // Counters only grow within a window: once the shared one reached the limit, every
+        // request until the window ends is refused, without asking again.
+        if (r.consumed >= limit) return { limit, remaining: 0, reset, windowSeconds, allowed: false };
+      }
+      let pending = this.reserving.get(id);
+      if (!pending) {
+        pending = this.reserve(id, key, limit, windowSeconds).finally(() => this.reserving.delete(id));
+        this.reserving.set(id, pending);
+      }
+      await pending;
+    }
+  }
+
+  /** Batch size: 1 (exact) up to a limit of 100, then 1 % of the limit, at most 100. */
+  static batchSize(limit: number): number {
+    return Math.max(1, Math.min(100, Math.floor(limit / 100)));
+  }
+
+  private async reserve(id: string, key: string, limit: number, windowSeconds: number): Promise<void> {
+    const size = RateLimitService.batchSize(limit);
+    let res: RateLimiterRes;
+    try {
+      res = await this.limiter(limit, windowSeconds).consume(key, size);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      res = rejection; // the points were counted all the same; fewer (or none) are granted
+    }
+    const granted = Math.max(0, Math.min(size, limit - (res.consumedPoints - size)));
+    if (this.reservations.size > 10_000) this.reservations.clear();
+    this.reservations.set(id, { left: granted, consumed: res.consumedPoints, expiresAt: Date.now() + res.msBeforeNext });
+  }
+
+  /** The current state of `key` without counting a request (including what this instance holds unused). */
   async peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitState> {
     const res = await this.limiter(limit, windowSeconds).get(key);
     if (!res) return { limit, remaining: limit, reset: windowSeconds, windowSeconds, allowed: true };
-    return this.state(res, limit, windowSeconds, res.consumedPoints < limit);
+    const held = this.reservations.get(`${limit}/${windowSeconds}/${key}`);
+    const unused = held && held.expiresAt > Date.now() ? held.left : 0;
+    const state = this.state(res, limit, windowSeconds, res.consumedPoints - unused < limit);
+    return { ...state, remaining: Math.min(limit, state.remaining + unused) };
   }
 
   async reset(key: string, limit: number, windowSeconds: number): Promise<void> {
+    this.reservations.delete(`${limit}/${windowSeconds}/${key}`);
     await this.limiter(limit, windowSeconds).delete(key);
   }
 
