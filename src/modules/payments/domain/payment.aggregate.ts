@@ -1,0 +1,279 @@
+import { AggregateRoot } from '../../../shared/domain/aggregate-root';
+import { isDateString } from '../../../shared/domain/clock';
+import { ValidationError } from '../../../shared/domain/domain-error';
+import { Money } from '../../../shared/domain/money';
+import { ApplicationAlreadyReversedError, ApplicationNotFoundError, PaymentOverAppliedError } from './payment.errors';
+import { PaymentEvents } from './payment.events';
+import { ApplicationSource, PaymentApplication, PaymentApplicationState, PaymentApplications } from './payment-application.entity';
+import { AutoMatchMode, MatchRule, MatchSuggestion, RemittanceLine } from './matching/cash-matching.policy';
+
+export const PAYMENT_METHODS = ['ach', 'wire', 'check', 'card', 'cash', 'other'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export const AUTO_MATCH_MODES: readonly AutoMatchMode[] = ['strict', 'oldest_first', 'none'];
+export const PAYMENT_STATUSES = ['unapplied', 'partially_applied', 'applied'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export type MatchStatus = 'matched' | 'partial' | 'unmatched' | 'needs_review';
+
+export interface PaymentMatch {
+  status: MatchStatus;
+  /** the rule that applied (or found the candidates); `manual` once a person applied by hand */
+  rule: MatchRule | 'manual' | null;
+  suggestions: MatchSuggestion[];
+}
+
+export interface PaymentState {
+  id: string;
+  tenantId: string;
+  customerId: string | null;
+  amount: Money;
+  paymentDate: string;
+  method: PaymentMethod;
+  reference: string | null;
+  remittance: RemittanceLine[];
+  autoMatch: AutoMatchMode;
+  metadata: Record<string, unknown>;
+  match: PaymentMatch;
+  createdAt: Date;
+  updatedAt: Date;
+  version: number;
+}
+
+/** What the payment needs to know about an invoice it is applied to. */
+export interface ApplicationTarget {
+  invoiceId: string;
+  invoiceNumber: string;
+  amount: number;
+  applicationId: string;
+}
+
+const UNMATCHED: PaymentMatch = { status: 'unmatched', rule: null, suggestions: [] };
+
+/**
+ * Money received from a customer (or not yet known from whom) and how it is applied to
+ * invoices. Invariant: the active applications are each > 0 and sum to at most the amount.
+ */
+export class Payment extends AggregateRoot {
+  private readonly applications: PaymentApplications;
+
+  private constructor(
+    private state: Omit<PaymentState, 'version'>,
+    applications: PaymentApplication[],
+  ) {
+    super();
+    this.applications = new PaymentApplications(applications);
+  }
+
+  static record(input: {
+    id: string;
+    tenantId: string;
+    customerId: string | null;
+    amount: Money;
+    paymentDate: string;
+    method: PaymentMethod;
+    reference?: string | null;
+    remittance?: RemittanceLine[];
+    autoMatch?: AutoMatchMode;
+    metadata?: Record<string, unknown>;
+    at: Date;
+  }): Payment {
+    if (!input.amount.isPositive()) throw ValidationError.field('amount', 'amount must be a positive integer in minor units');
+    if (!isDateString(input.paymentDate)) throw ValidationError.field('payment_date', 'payment_date must be a date (YYYY-MM-DD)');
+    if (!PAYMENT_METHODS.includes(input.method)) throw ValidationError.field('method', `method must be one of ${PAYMENT_METHODS.join(', ')}`);
+    const autoMatch = input.autoMatch ?? 'strict';
+    if (!AUTO_MATCH_MODES.includes(autoMatch)) throw ValidationError.field('auto_match', `auto_match must be one of ${AUTO_MATCH_MODES.join(', ')}`);
+    const remittance = input.remittance ?? [];
+    remittance.forEach((line, i) => {
+      if ((line.invoiceId === null) === (line.invoiceNumber === null)) {
+        throw ValidationError.field(`remittance[${i}]`, 'each remittance line names exactly one of invoice_id or invoice_number');
+      }
+      if (line.amount !== null && (!Number.isSafeInteger(line.amount) || line.amount <= 0)) {
+        throw ValidationError.field(`remittance[${i}].amount`, 'amount must be a positive integer in minor units');
+      }
+    });
+    const payment = new Payment(
+      {
+        id: input.id,
+        tenantId: input.tenantId,
+        customerId: input.customerId,
+        amount: input.amount,
+        paymentDate: input.paymentDate,
+        method: input.method,
+        reference: input.reference ?? null,
+        remittance,
+        autoMatch,
+        metadata: input.metadata ?? {},
+        match: UNMATCHED,
+        createdAt: input.at,
+        updatedAt: input.at,
+      },
+      [],
+    );
+    payment.record(PaymentEvents.created(payment, input.at));
+    return payment;
+  }
+
+  static restore(state: PaymentState, applications: PaymentApplicationState[]): Payment {
+    const { version, ...rest } = state;
+    const payment = new Payment(rest, applications.map((a) => PaymentApplication.restore(a)));
+    payment.version = version;
+    return payment;
+  }
+
+  get id(): string {
+    return this.state.id;
+  }
+  get tenantId(): string {
+    return this.state.tenantId;
+  }
+  get customerId(): string | null {
+    return this.state.customerId;
+  }
+  get amount(): Money {
+    return this.state.amount;
+  }
+  get currency(): string {
+    return this.state.amount.currency;
+  }
+  get paymentDate(): string {
+    return this.state.paymentDate;
+  }
+  get method(): PaymentMethod {
+    return this.state.method;
+  }
+  get reference(): string | null {
+    return this.state.reference;
+  }
+  get remittance(): readonly RemittanceLine[] {
+    return this.state.remittance;
+  }
+  get autoMatch(): AutoMatchMode {
+    return this.state.autoMatch;
+  }
+  get metadata(): Record<string, unknown> {
+    return this.state.metadata;
+  }
+  get match(): PaymentMatch {
+    return this.state.match;
+  }
+  get createdAt(): Date {
+    return this.state.createdAt;
+  }
+  get updatedAt(): Date {
+    return this.state.updatedAt;
+  }
+  get activeApplications(): PaymentApplication[] {
+    return this.applications.active();
+  }
+  /** For the repository: what to insert / update. */
+  get applicationChanges(): { added: PaymentApplication[]; reversed: PaymentApplication[] } {
+    return { added: this.applications.getNewItems(), reversed: this.applications.getReversedItems() };
+  }
+  markApplicationsSaved(): void {
+    this.applications.clearChanges();
+  }
+
+  get amountApplied(): Money {
+    return Money.of(
+      this.applications.active().reduce((sum, a) => sum + a.amount, 0),
+      this.currency,
+    );
+  }
+  get amountUnapplied(): Money {
+    return this.amount.subtract(this.amountApplied);
+  }
+  get status(): PaymentStatus {
+    const applied = this.amountApplied;
+    if (applied.isZero()) return 'unapplied';
+    return applied.equals(this.amount) ? 'applied' : 'partially_applied';
+  }
+
+  /**
+   * Applies parts of the payment to invoices (the invoices themselves are changed by the
+   * caller, CashApplication, in the same step). All or nothing: every line is checked first.
+   */
+  apply(targets: ApplicationTarget[], source: ApplicationSource, rule: MatchRule | 'manual', at: Date, customerId?: string): PaymentApplication[] {
+    if (targets.length === 0) return [];
+    let left = this.amountUnapplied.amount;
+    for (const t of targets) {
+      if (!Number.isSafeInteger(t.amount) || t.amount <= 0) {
+        throw ValidationError.field('amount', 'an application amount must be a positive integer in minor units');
+      }
+      if (t.amount > left) throw new PaymentOverAppliedError(t.amount, left);
+      left -= t.amount;
+    }
+    const before = this.snapshot();
+    if (customerId && this.state.customerId === null) this.state = { ...this.state, customerId };
+    const added = targets.map((t) =>
+      PaymentApplication.create({ id: t.applicationId, invoiceId: t.invoiceId, invoiceNumber: t.invoiceNumber, amount: t.amount, source, appliedAt: at }),
+    );
+    added.forEach((a) => this.applications.add(a));
+    this.state = { ...this.state, match: { status: this.appliedMatchStatus(), rule, suggestions: [] }, updatedAt: at };
+    this.record(PaymentEvents.matched(this, before, at));
+    return added;
+  }
+
+  /** Takes one application back; the caller gives the amount back to the invoice. */
+  reverseApplication(applicationId: string, at: Date): PaymentApplication {
+    const application = this.applications.find(applicationId);
+    if (!application) throw new ApplicationNotFoundError(applicationId);
+    if (!application.isActive) throw new ApplicationAlreadyReversedError(applicationId);
+    const before = this.snapshot();
+    this.applications.reverse(application, at);
+    const remaining = this.applications.active();
+    const rule = remaining.length === 0 ? null : this.state.match.rule;
+    this.state = { ...this.state, match: { status: this.appliedMatchStatus(), rule, suggestions: [] }, updatedAt: at };
+    this.record(PaymentEvents.applicationReversed(this, before, at));
+    return application;
+  }
+
+  /** Automatic matching found several equally good answers: a person has to pick one. */
+  needsReview(rule: MatchRule, suggestions: MatchSuggestion[], at: Date): void {
+    this.state = { ...this.state, match: { status: 'needs_review', rule, suggestions }, updatedAt: at };
+  }
+
+  private appliedMatchStatus(): MatchStatus {
+    const status = this.status;
+    return status === 'applied' ? 'matched' : status === 'partially_applied' ? 'partial' : 'unmatched';
+  }
+
+  /** The fields a match or reversal changes, for `previous_attributes`. */
+  private snapshot(): Record<string, unknown> {
+    const json = this.toJSON();
+    return {
+      customer_id: json.customer_id,
+      status: json.status,
+      amount_applied: json.amount_applied,
+      amount_unapplied: json.amount_unapplied,
+      applications: json.applications,
+      match: json.match,
+    };
+  }
+
+  /** The public representation (GET /payments/:id), also the `data.object` of payment events. */
+  toJSON() {
+    return {
+      id: this.id,
+      customer_id: this.customerId,
+      amount: this.amount.amount,
+      currency: this.currency,
+      payment_date: this.paymentDate,
+      method: this.method,
+      reference: this.reference,
+      remittance: this.remittance.map((l) => ({
+        ...(l.invoiceId ? { invoice_id: l.invoiceId } : { invoice_number: l.invoiceNumber }),
+        ...(l.amount !== null ? { amount: l.amount } : {}),
+      })),
+      status: this.status,
+      amount_applied: this.amountApplied.amount,
+      amount_unapplied: this.amountUnapplied.amount,
+      applications: this.activeApplications.map((a) => a.toJSON()),
+      match: { status: this.match.status, rule: this.match.rule, suggestions: this.match.suggestions },
+      auto_match: this.autoMatch,
+      metadata: this.metadata,
+      created_at: this.createdAt.toISOString(),
+      updated_at: this.updatedAt.toISOString(),
+    };
+  }
+}
+
+export type PaymentJson = ReturnType<Payment['toJSON']>;

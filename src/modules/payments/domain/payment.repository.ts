@@ -1,0 +1,10 @@
+import { Payment } from './payment.aggregate';
+
+/** Port for payments; the abstract class doubles as the DI token. */
+export abstract class PaymentRepository {
+  /** Locks the payment row (SELECT … FOR UPDATE): the first lock of every cash-application command. */
+  abstract findByIdForUpdate(tenantId: string, id: string): Promise<Payment | null>;
+  abstract insert(payment: Payment): Promise<void>;
+  /** Writes changes (with a version check), then publishes the recorded events. */
+  abstract save(payment: Payment): Promise<void>;
+}

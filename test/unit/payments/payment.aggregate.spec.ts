@@ -1,0 +1,188 @@
+import { Money } from '../../../src/shared/domain/money';
+import { CashApplication } from '../../../src/modules/payments/domain/cash-application.service';
+import { Payment } from '../../../src/modules/payments/domain/payment.aggregate';
+import { AT, aRecordedPayment, FakeInvoice } from './payment.mother';
+
+const LATER = new Date('2025-03-02T09:00:00Z');
+
+describe('Payment', () => {
+  it('is recorded unapplied and unmatched, with a payment.created event carrying its JSON', () => {
+    const payment = aRecordedPayment({ reference: 'INV-1', remittance: [{ invoiceId: null, invoiceNumber: 'INV-1', amount: 500 }] });
+    expect(payment.toJSON()).toMatchObject({
+      customer_id: 'cus_a',
+      amount: 10_000,
+      currency: 'usd',
+      status: 'unapplied',
+      amount_applied: 0,
+      amount_unapplied: 10_000,
+      applications: [],
+      remittance: [{ invoice_number: 'INV-1', amount: 500 }],
+      match: { status: 'unmatched', rule: null, suggestions: [] },
+      auto_match: 'strict',
+    });
+    const events = payment.pullEvents();
+    expect(events.map((e) => e.type)).toEqual(['payment.created']);
+    expect(events[0].data.object).toEqual(payment.toJSON());
+  });
+
+  it.each([
+    ['a zero amount', { amount: Money.of(0, 'usd') }, 'amount'],
+    ['a negative amount', { amount: Money.of(-1, 'usd') }, 'amount'],
+    ['an impossible date', { paymentDate: '2025-02-30' }, 'payment_date'],
+    ['an unknown method', { method: 'bitcoin' as never }, 'method'],
+    ['an unknown auto_match', { autoMatch: 'always' as never }, 'auto_match'],
+    ['a remittance line naming both', { remittance: [{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: null }] }, 'remittance[0]'],
+    ['a remittance line naming nothing', { remittance: [{ invoiceId: null, invoiceNumber: null, amount: null }] }, 'remittance[0]'],
+    ['a remittance amount of 0', { remittance: [{ invoiceId: 'inv_1', invoiceNumber: null, amount: 0 }] }, 'remittance[0].amount'],
+  ])('refuses %s', (_name, overrides, field) => {
+    expect(() => aRecordedPayment(overrides)).toThrow(expect.objectContaining({ code: 'validation_failed', errors: [expect.objectContaining({ field })] }));
+  });
+
+  describe('applications', () => {
+    it('moves status and match with what is applied, recording payment.matched with the old values', () => {
+      const payment = aRecordedPayment();
+      payment.pullEvents();
+      payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 4_000, applicationId: 'app_1' }], 'auto', 'reference', LATER);
+      expect(payment.toJSON()).toMatchObject({
+        status: 'partially_applied',
+        amount_applied: 4_000,
+        amount_unapplied: 6_000,
+        applications: [{ id: 'app_1', invoice_id: 'inv_1', invoice_number: 'INV-1', amount: 4_000, source: 'auto', applied_at: LATER.toISOString() }],
+        match: { status: 'partial', rule: 'reference', suggestions: [] },
+      });
+      const [event] = payment.pullEvents();
+      expect(event.type).toBe('payment.matched');
+      expect(event.data.previous_attributes).toMatchObject({ status: 'unapplied', amount_applied: 0, applications: [] });
+
+      payment.apply([{ invoiceId: 'inv_2', invoiceNumber: 'INV-2', amount: 6_000, applicationId: 'app_2' }], 'manual', 'manual', LATER);
+      expect(payment.toJSON()).toMatchObject({ status: 'applied', amount_unapplied: 0, match: { status: 'matched', rule: 'manual' } });
+    });
+
+    it('never applies more than the payment amount, all or nothing', () => {
+      const payment = aRecordedPayment();
+      expect(() =>
+        payment.apply(
+          [
+            { invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 6_000, applicationId: 'app_1' },
+            { invoiceId: 'inv_2', invoiceNumber: 'INV-2', amount: 4_001, applicationId: 'app_2' },
+          ],
+          'manual',
+          'manual',
+          LATER,
+        ),
+      ).toThrow(expect.objectContaining({ code: 'conflict' }));
+      expect(payment.toJSON()).toMatchObject({ amount_applied: 0, applications: [] });
+      expect(payment.applicationChanges.added).toEqual([]);
+    });
+
+    it.each([0, -5, 1.5])('refuses an application of %p', (amount) => {
+      const payment = aRecordedPayment();
+      expect(() => payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount, applicationId: 'app_1' }], 'manual', 'manual', LATER)).toThrow(
+        expect.objectContaining({ code: 'validation_failed' }),
+      );
+    });
+
+    it('reverses one application, keeping it as history and tracking the change', () => {
+      const payment = aRecordedPayment();
+      payment.apply(
+        [
+          { invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 4_000, applicationId: 'app_1' },
+          { invoiceId: 'inv_2', invoiceNumber: 'INV-2', amount: 6_000, applicationId: 'app_2' },
+        ],
+        'auto',
+        'remittance',
+        AT,
+      );
+      payment.markApplicationsSaved();
+      payment.pullEvents();
+      payment.reverseApplication('app_2', LATER);
+      expect(payment.toJSON()).toMatchObject({ status: 'partially_applied', amount_applied: 4_000, match: { status: 'partial', rule: 'remittance' } });
+      expect(payment.toJSON().applications.map((a) => a.id)).toEqual(['app_1']);
+      expect(payment.applicationChanges.added).toEqual([]);
+      expect(payment.applicationChanges.reversed.map((a) => [a.id, a.reversedAt])).toEqual([['app_2', LATER]]);
+      const [event] = payment.pullEvents();
+      expect(event.type).toBe('payment.application_reversed');
+      expect((event.data.previous_attributes!.applications as { id: string }[]).map((a) => a.id)).toEqual(['app_1', 'app_2']);
+
+      payment.reverseApplication('app_1', LATER);
+      expect(payment.toJSON()).toMatchObject({ status: 'unapplied', match: { status: 'unmatched', rule: null } });
+    });
+
+    it('refuses to reverse an unknown or already reversed application', () => {
+      const payment = aRecordedPayment();
+      payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 1, applicationId: 'app_1' }], 'manual', 'manual', AT);
+      expect(() => payment.reverseApplication('app_x', LATER)).toThrow(expect.objectContaining({ code: 'not_found' }));
+      payment.reverseApplication('app_1', LATER);
+      expect(() => payment.reverseApplication('app_1', LATER)).toThrow(expect.objectContaining({ code: 'invalid_state' }));
+    });
+
+    it('keeps review suggestions until something is applied', () => {
+      const payment = aRecordedPayment();
+      payment.needsReview('exact_amount', [{ invoice_ids: ['inv_1'], rule: 'exact_amount' }, { invoice_ids: ['inv_2'], rule: 'exact_amount' }], AT);
+      expect(payment.match).toEqual({ status: 'needs_review', rule: 'exact_amount', suggestions: expect.any(Array) });
+      payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 10_000, applicationId: 'app_1' }], 'manual', 'manual', LATER);
+      expect(payment.match).toEqual({ status: 'matched', rule: 'manual', suggestions: [] });
+    });
+  });
+});
+
+describe('CashApplication', () => {
+  it('applies to invoices and payment alike, defaulting to the lesser of amount due and what is left', () => {
+    const payment = aRecordedPayment({ amount: Money.of(10_000, 'usd') });
+    const a = new FakeInvoice('inv_a', 'INV-A', 7_000);
+    const b = new FakeInvoice('inv_b', 'INV-B', 5_000, 1_000);
+    const { applications } = CashApplication.apply(payment, [{ invoice: a }, { invoice: b }], 'manual', 'manual', LATER);
+    expect(applications.map((x) => [x.invoiceId, x.amount])).toEqual([['inv_a', 7_000], ['inv_b', 3_000]]);
+    expect(a.applied).toEqual([{ amount: 7_000, paymentId: payment.id, applicationId: applications[0].id }]);
+    expect(b.status).toBe('partially_paid');
+    expect(payment.status).toBe('applied');
+  });
+
+  it('identifies the customer of a payment without one', () => {
+    const payment = aRecordedPayment({ customerId: null });
+    const res = CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_z') }], 'manual', 'manual', LATER);
+    expect(res.identifiedCustomer).toBe('cus_z');
+    expect(payment.customerId).toBe('cus_z');
+  });
+
+  it.each([
+    ['another customer', () => new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_b'), undefined, 'conflict'],
+    ['another currency', () => new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_a', 'eur'), undefined, 'conflict'],
+    ['a paid invoice', () => new FakeInvoice('inv_a', 'INV-A', 100, 100), undefined, 'invalid_state'],
+    ['a void invoice', () => new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_a', 'usd', 'void'), undefined, 'invalid_state'],
+    ['more than the invoice owes', () => new FakeInvoice('inv_a', 'INV-A', 100, 50), 51, 'conflict'],
+    ['more than the payment has left', () => new FakeInvoice('inv_a', 'INV-A', 50_000), 10_001, 'conflict'],
+  ])('refuses %s and changes nothing', (_name, make, amount, code) => {
+    const payment = aRecordedPayment();
+    const invoice = make();
+    expect(() => CashApplication.apply(payment, [{ invoice, amount }], 'manual', 'manual', LATER)).toThrow(expect.objectContaining({ code }));
+    expect(invoice.applied).toEqual([]);
+    expect(payment.amountApplied.amount).toBe(0);
+  });
+
+  it('counts two lines for one invoice against its amount due', () => {
+    const payment = aRecordedPayment();
+    const a = new FakeInvoice('inv_a', 'INV-A', 1_000);
+    expect(() => CashApplication.apply(payment, [{ invoice: a, amount: 600 }, { invoice: a, amount: 600 }], 'manual', 'manual', LATER)).toThrow(
+      expect.objectContaining({ code: 'conflict' }),
+    );
+  });
+
+  it('refuses when the payment is used up', () => {
+    const payment = aRecordedPayment({ amount: Money.of(100, 'usd') });
+    CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_a', 'INV-A', 100) }], 'manual', 'manual', LATER);
+    expect(() => CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_b', 'INV-B', 100) }], 'manual', 'manual', LATER)).toThrow(
+      expect.objectContaining({ code: 'conflict' }),
+    );
+  });
+
+  it('reverses on both sides', () => {
+    const payment = aRecordedPayment();
+    const a = new FakeInvoice('inv_a', 'INV-A', 10_000);
+    const [app] = CashApplication.apply(payment, [{ invoice: a }], 'auto', 'exact_amount', AT).applications;
+    CashApplication.reverse(payment, a, app.id, LATER);
+    expect(a.status).toBe('open');
+    expect(a.reversed).toEqual([app.id]);
+    expect(payment.status).toBe('unapplied');
+  });
+});
