@@ -51,15 +51,8 @@ export class PaymentApplication {
     this.state = { ...this.state, reversedAt: at };
   }
 
-  toJSON() {
-    return {
-      id: this.id,
-      invoice_id: this.invoiceId,
-      invoice_number: this.invoiceNumber,
-      amount: this.amount,
-      source: this.source,
-      applied_at: this.appliedAt.toISOString(),
-    };
+  toState(): PaymentApplicationState {
+    return { ...this.state };
   }
 }
 

@@ -4,38 +4,29 @@ import { ValidationError } from '../../../shared/domain/domain-error';
 import { Money } from '../../../shared/domain/money';
 import { ApplicationAlreadyReversedError, ApplicationNotFoundError, PaymentOverAppliedError } from './payment.errors';
 import { PaymentEvents } from './payment.events';
-import { ApplicationSource, PaymentApplication, PaymentApplicationState, PaymentApplications } from './payment-application.entity';
+import { ApplicationSource, PaymentApplication, PaymentApplications } from './payment-application.entity';
 import { AutoMatchMode, MatchRule, MatchSuggestion, RemittanceLine } from './matching/cash-matching.policy';
+import {
+  AUTO_MATCH_MODES,
+  MatchStatus,
+  PAYMENT_METHODS,
+  PaymentJson,
+  PaymentMatch,
+  PaymentMethod,
+  PaymentSnapshot,
+  PaymentStatus,
+  paymentStatusOf,
+  presentPayment,
+} from './payment.snapshot';
 
-export const PAYMENT_METHODS = ['ach', 'wire', 'check', 'card', 'cash', 'other'] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
-export const AUTO_MATCH_MODES: readonly AutoMatchMode[] = ['strict', 'oldest_first', 'none'];
-export const PAYMENT_STATUSES = ['unapplied', 'partially_applied', 'applied'] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-export type MatchStatus = 'matched' | 'partial' | 'unmatched' | 'needs_review';
+export { PAYMENT_METHODS, AUTO_MATCH_MODES, PAYMENT_STATUSES } from './payment.snapshot';
+export type { PaymentMethod, PaymentStatus, MatchStatus, PaymentMatch, PaymentJson } from './payment.snapshot';
 
-export interface PaymentMatch {
-  status: MatchStatus;
-  /** the rule that applied (or found the candidates); `manual` once a person applied by hand */
-  rule: MatchRule | 'manual' | null;
-  suggestions: MatchSuggestion[];
-}
-
-export interface PaymentState {
-  id: string;
-  tenantId: string;
-  customerId: string | null;
-  amount: Money;
-  paymentDate: string;
-  method: PaymentMethod;
-  reference: string | null;
-  remittance: RemittanceLine[];
-  autoMatch: AutoMatchMode;
-  metadata: Record<string, unknown>;
-  match: PaymentMatch;
-  createdAt: Date;
-  updatedAt: Date;
-  version: number;
+/** A change to what the customer owes: the payment received, credited once the customer is known. */
+export interface PaymentLedgerMovement {
+  customerId: string;
+  date: string;
+  credit: number;
 }
 
 /** What the payment needs to know about an invoice it is applied to. */
@@ -54,9 +45,10 @@ const UNMATCHED: PaymentMatch = { status: 'unmatched', rule: null, suggestions: 
  */
 export class Payment extends AggregateRoot {
   private readonly applications: PaymentApplications;
+  private movements: PaymentLedgerMovement[] = [];
 
   private constructor(
-    private state: Omit<PaymentState, 'version'>,
+    private state: Omit<PaymentSnapshot, 'version' | 'applications'>,
     applications: PaymentApplication[],
   ) {
     super();
@@ -95,7 +87,8 @@ export class Payment extends AggregateRoot {
         id: input.id,
         tenantId: input.tenantId,
         customerId: input.customerId,
-        amount: input.amount,
+        amount: input.amount.amount,
+        currency: input.amount.currency,
         paymentDate: input.paymentDate,
         method: input.method,
         reference: input.reference ?? null,
@@ -108,13 +101,14 @@ export class Payment extends AggregateRoot {
       },
       [],
     );
+    if (input.customerId) payment.movements.push(payment.receivedMovement(input.customerId));
     payment.record(PaymentEvents.created(payment, input.at));
     return payment;
   }
 
-  static restore(state: PaymentState, applications: PaymentApplicationState[]): Payment {
-    const { version, ...rest } = state;
-    const payment = new Payment(rest, applications.map((a) => PaymentApplication.restore(a)));
+  static restore(snapshot: PaymentSnapshot): Payment {
+    const { version, applications, ...rest } = snapshot;
+    const payment = new Payment({ ...rest, remittance: [...rest.remittance], metadata: { ...rest.metadata } }, applications.map((a) => PaymentApplication.restore(a)));
     payment.version = version;
     return payment;
   }
@@ -129,10 +123,10 @@ export class Payment extends AggregateRoot {
     return this.state.customerId;
   }
   get amount(): Money {
-    return this.state.amount;
+    return Money.of(this.state.amount, this.state.currency);
   }
   get currency(): string {
-    return this.state.amount.currency;
+    return this.state.currency;
   }
   get paymentDate(): string {
     return this.state.paymentDate;
@@ -182,9 +176,14 @@ export class Payment extends AggregateRoot {
     return this.amount.subtract(this.amountApplied);
   }
   get status(): PaymentStatus {
-    const applied = this.amountApplied;
-    if (applied.isZero()) return 'unapplied';
-    return applied.equals(this.amount) ? 'applied' : 'partially_applied';
+    return paymentStatusOf(this.state.amount, this.amountApplied.amount);
+  }
+
+  /** Ledger movements to write with this save (the repository posts them to the customer's ledger). */
+  pullMovements(): PaymentLedgerMovement[] {
+    const movements = this.movements;
+    this.movements = [];
+    return movements;
   }
 
   /**
@@ -202,7 +201,11 @@ export class Payment extends AggregateRoot {
       left -= t.amount;
     }
     const before = this.snapshot();
-    if (customerId && this.state.customerId === null) this.state = { ...this.state, customerId };
+    if (customerId && this.state.customerId === null) {
+      // Unidentified cash identified by what it pays: from now on it is this customer's credit.
+      this.state = { ...this.state, customerId };
+      this.movements.push(this.receivedMovement(customerId));
+    }
     const added = targets.map((t) =>
       PaymentApplication.create({ id: t.applicationId, invoiceId: t.invoiceId, invoiceNumber: t.invoiceNumber, amount: t.amount, source, appliedAt: at }),
     );
@@ -249,31 +252,22 @@ export class Payment extends AggregateRoot {
     };
   }
 
-  /** The public representation (GET /payments/:id), also the `data.object` of payment events. */
-  toJSON() {
+  private receivedMovement(customerId: string): PaymentLedgerMovement {
+    return { customerId, date: this.state.paymentDate, credit: this.state.amount };
+  }
+
+  toSnapshot(): PaymentSnapshot {
     return {
-      id: this.id,
-      customer_id: this.customerId,
-      amount: this.amount.amount,
-      currency: this.currency,
-      payment_date: this.paymentDate,
-      method: this.method,
-      reference: this.reference,
-      remittance: this.remittance.map((l) => ({
-        ...(l.invoiceId ? { invoice_id: l.invoiceId } : { invoice_number: l.invoiceNumber }),
-        ...(l.amount !== null ? { amount: l.amount } : {}),
-      })),
-      status: this.status,
-      amount_applied: this.amountApplied.amount,
-      amount_unapplied: this.amountUnapplied.amount,
-      applications: this.activeApplications.map((a) => a.toJSON()),
-      match: { status: this.match.status, rule: this.match.rule, suggestions: this.match.suggestions },
-      auto_match: this.autoMatch,
-      metadata: this.metadata,
-      created_at: this.createdAt.toISOString(),
-      updated_at: this.updatedAt.toISOString(),
+      ...this.state,
+      remittance: [...this.state.remittance],
+      metadata: { ...this.state.metadata },
+      applications: this.applications.all().map((a) => a.toState()),
+      version: this.version,
     };
   }
-}
 
-export type PaymentJson = ReturnType<Payment['toJSON']>;
+  /** The public representation (GET /payments/:id), also the `data.object` of payment events. */
+  toJSON(): PaymentJson {
+    return presentPayment(this.toSnapshot());
+  }
+}

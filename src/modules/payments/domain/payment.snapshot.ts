@@ -1,0 +1,109 @@
+import type { PaymentApplicationState } from './payment-application.entity';
+import type { AutoMatchMode, MatchRule, MatchSuggestion, RemittanceLine } from './matching/cash-matching.policy';
+
+export const PAYMENT_METHODS = ['ach', 'wire', 'check', 'card', 'cash', 'other'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export const AUTO_MATCH_MODES: readonly AutoMatchMode[] = ['strict', 'oldest_first', 'none'];
+export const PAYMENT_STATUSES = ['unapplied', 'partially_applied', 'applied'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export type MatchStatus = 'matched' | 'partial' | 'unmatched' | 'needs_review';
+
+export interface PaymentMatch {
+  status: MatchStatus;
+  /** the rule that applied (or found the candidates); `manual` once a person applied by hand */
+  rule: MatchRule | 'manual' | null;
+  suggestions: MatchSuggestion[];
+}
+
+/**
+ * Everything persisted about a payment, as plain data. The aggregate wraps it, the repository
+ * maps rows to it, and queries present it with `presentPayment`, so events and GET responses
+ * share one representation.
+ */
+export interface PaymentSnapshot {
+  tenantId: string;
+  id: string;
+  customerId: string | null;
+  amount: number;
+  currency: string;
+  paymentDate: string;
+  method: PaymentMethod;
+  reference: string | null;
+  remittance: RemittanceLine[];
+  autoMatch: AutoMatchMode;
+  metadata: Record<string, unknown>;
+  match: PaymentMatch;
+  /** all applications, reversed ones included (history) */
+  applications: PaymentApplicationState[];
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PaymentApplicationJson {
+  id: string;
+  invoice_id: string;
+  invoice_number: string;
+  amount: number;
+  source: 'auto' | 'manual';
+  applied_at: string;
+}
+
+export interface PaymentJson {
+  id: string;
+  customer_id: string | null;
+  amount: number;
+  currency: string;
+  payment_date: string;
+  method: PaymentMethod;
+  reference: string | null;
+  remittance: ({ invoice_id: string } | { invoice_number: string } | { amount: number })[];
+  status: PaymentStatus;
+  amount_applied: number;
+  amount_unapplied: number;
+  applications: PaymentApplicationJson[];
+  match: PaymentMatch;
+  auto_match: AutoMatchMode;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+export function paymentStatusOf(amount: number, applied: number): PaymentStatus {
+  return applied === 0 ? 'unapplied' : applied === amount ? 'applied' : 'partially_applied';
+}
+
+/** The payment's public JSON (contract §8): active applications only, amounts derived from them. */
+export function presentPayment(s: PaymentSnapshot): PaymentJson {
+  const active = s.applications.filter((a) => a.reversedAt === null);
+  const applied = active.reduce((sum, a) => sum + a.amount, 0);
+  return {
+    id: s.id,
+    customer_id: s.customerId,
+    amount: s.amount,
+    currency: s.currency,
+    payment_date: s.paymentDate,
+    method: s.method,
+    reference: s.reference,
+    remittance: s.remittance.map((l) => ({
+      ...(l.invoiceId ? { invoice_id: l.invoiceId } : { invoice_number: l.invoiceNumber! }),
+      ...(l.amount !== null ? { amount: l.amount } : {}),
+    })),
+    status: paymentStatusOf(s.amount, applied),
+    amount_applied: applied,
+    amount_unapplied: s.amount - applied,
+    applications: active.map((a) => ({
+      id: a.id,
+      invoice_id: a.invoiceId,
+      invoice_number: a.invoiceNumber,
+      amount: a.amount,
+      source: a.source,
+      applied_at: a.appliedAt.toISOString(),
+    })),
+    match: { status: s.match.status, rule: s.match.rule, suggestions: s.match.suggestions },
+    auto_match: s.autoMatch,
+    metadata: s.metadata,
+    created_at: s.createdAt.toISOString(),
+    updated_at: s.updatedAt.toISOString(),
+  };
+}
