@@ -71,28 +71,49 @@ class CopyFromQuery {
   }
 }
 
+/**
+ * An open `COPY table FROM STDIN`: `push()` buffers lines and sends 1 MB chunks, waiting
+ * only when the socket is full, so several COPYs on several connections run side by side.
+ */
+export class CopyWriter {
+  private buffer = '';
+  rows = 0;
+
+  private constructor(private readonly query: CopyFromQuery) {}
+
+  static async open(client: Client, table: string, columns: readonly string[]): Promise<CopyWriter> {
+    const query = new CopyFromQuery(`COPY ${table} (${columns.join(', ')}) FROM STDIN`);
+    (client as unknown as { query(q: unknown): unknown }).query(query);
+    await query.copyStarted;
+    return new CopyWriter(query);
+  }
+
+  /** Resolves at once unless a chunk had to wait for the socket. */
+  push(line: string): Promise<void> | undefined {
+    this.buffer += line;
+    this.rows++;
+    if (this.buffer.length < 1 << 20) return undefined;
+    const chunk = this.buffer;
+    this.buffer = '';
+    return this.query.write(chunk);
+  }
+
+  async end(): Promise<number> {
+    try {
+      if (this.buffer) await this.query.write(this.buffer);
+    } finally {
+      this.buffer = '';
+      this.query.end();
+    }
+    return this.query.done;
+  }
+}
+
 /** Streams rows into `table` with COPY; `rows` yields text-format lines ending in \n. */
 export async function copyFrom(client: Client, table: string, columns: readonly string[], rows: Iterable<string>): Promise<number> {
-  const query = new CopyFromQuery(`COPY ${table} (${columns.join(', ')}) FROM STDIN`);
-  (client as unknown as { query(q: unknown): unknown }).query(query);
-  await query.copyStarted;
-  let buffer = '';
-  try {
-    for (const line of rows) {
-      buffer += line;
-      if (buffer.length >= 1 << 20) {
-        await query.write(buffer);
-        buffer = '';
-      }
-    }
-    if (buffer) await query.write(buffer);
-    query.end();
-  } catch (error) {
-    query.end();
-    await query.done.catch(() => undefined);
-    throw error;
-  }
-  return query.done;
+  const writer = await CopyWriter.open(client, table, columns);
+  for (const line of rows) await writer.push(line);
+  return writer.end();
 }
 
 /** One COPY text-format line: \N for null, backslash escapes for the four special characters. */
