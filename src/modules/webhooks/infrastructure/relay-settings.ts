@@ -1,0 +1,54 @@
+import { AppConfig } from '../../../config/config';
+
+/**
+ * How the relay runs. The contract's knobs come from AppConfig (WEBHOOK_RETRY_SCHEDULE,
+ * WEBHOOK_TIMEOUT_MS, WEBHOOK_ALLOW_PRIVATE_URLS, WORKERS_ENABLED); the tuning ones below are
+ * read from the environment here, so tests and benchmarks can shrink them.
+ */
+export interface RelaySettings {
+  enabled: boolean;
+  retrySchedule: number[];
+  timeoutMs: number;
+  /** deliveries in flight per instance */
+  concurrency: number;
+  /** deliveries in flight per endpoint, summed over instances (one slow receiver cannot take every slot) */
+  endpointConcurrency: number;
+  /** outbox rows fanned out per transaction */
+  batchSize: number;
+  /** safety net for lost notifications and expired leases of crashed instances */
+  pollIntervalMs: number;
+  /** how long a claimed attempt belongs to its instance; longer than any attempt can take */
+  leaseMs: number;
+  /** on shutdown, how long in-flight attempts may still finish before they are abandoned */
+  shutdownGraceMs: number;
+  /** how often the invoice.overdue scan runs */
+  overdueIntervalMs: number;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+export function relaySettings(config: AppConfig, env: NodeJS.ProcessEnv = process.env): RelaySettings {
+  const timeoutMs = config.webhookTimeoutMs;
+  return {
+    enabled: config.workersEnabled,
+    retrySchedule: config.webhookRetrySchedule,
+    timeoutMs,
+    concurrency: int(env, 'WEBHOOK_RELAY_CONCURRENCY', 32),
+    endpointConcurrency: int(env, 'WEBHOOK_RELAY_ENDPOINT_CONCURRENCY', 4),
+    batchSize: int(env, 'WEBHOOK_RELAY_BATCH_SIZE', 200),
+    pollIntervalMs: int(env, 'WEBHOOK_RELAY_POLL_MS', 10_000),
+    // The lease must outlive the request timeout by a wide margin: an attempt is never
+    // claimed again while its first sender may still be talking to the receiver.
+    leaseMs: Math.max(int(env, 'WEBHOOK_RELAY_LEASE_MS', timeoutMs + 30_000), timeoutMs + 1_000),
+    shutdownGraceMs: int(env, 'WEBHOOK_RELAY_SHUTDOWN_GRACE_MS', Math.min(timeoutMs, 10_000), 0),
+    overdueIntervalMs: int(env, 'INVOICE_OVERDUE_SCAN_MS', 300_000),
+  };
+}
+
+export const RELAY_SETTINGS = Symbol('RELAY_SETTINGS');

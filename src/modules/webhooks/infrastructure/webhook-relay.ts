@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../config/config';
+import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
+import { classifyResponse, nextRetryDelayMs } from '../domain/delivery-policy';
+import { signingSecrets } from '../domain/webhook-endpoint.aggregate';
+import { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from './delivery-store';
+import { OutboxListener } from './outbox-listener';
+import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
+import { WebhookHttpClient } from './webhook-http-client';
+import { envelopeBody, webhookHeaders } from './webhook-signer';
+import { WebhookUrlGuard } from './webhook-url-guard';
+
+interface InFlight {
+  done: Promise<void>;
+  abort: AbortController;
+}
+
+/**
+ * The outbox relay: one loop per instance that (1) fans new outbox rows out into deliveries,
+ * (2) claims due deliveries up to its free slots and starts sending them without waiting,
+ * (3) sleeps until woken by NOTIFY on the outbox channel, by a finished send, by the next due
+ * time, or by the slow poll. Sends run concurrently with their own timeouts, and each endpoint
+ * has a cap on its share of the slots, so a slow receiver never holds up the others.
+ */
+@Injectable()
+export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('WebhookRelay');
+  /** identifies this instance's leases; random so a restarted process never inherits old ones */
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly http: WebhookHttpClient;
+  private listener: OutboxListener | null = null;
+  private loop: Promise<void> | null = null;
+  private stopping = false;
+  private woken = false;
+  private wakeUp: (() => void) | null = null;
+
+  constructor(
+    private readonly store: DeliveryStore,
+    private readonly guard: WebhookUrlGuard,
+    @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
+    @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.http = new WebhookHttpClient(`receivables-api-webhooks/${config.version}`);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.settings.enabled) this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.listener = new OutboxListener(this.databaseUrl, () => this.wake());
+    this.listener.start();
+    this.loop = this.run();
+  }
+
+  /**
+   * Stops claiming, lets in-flight attempts finish for up to the grace period, then aborts the
+   * rest and hands them back (due at once) for another instance or the next start.
+   */
+  async stop(): Promise<void> {
+    if (!this.loop) return;
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    this.loop = null;
+    await this.listener?.stop();
+    this.listener = null;
+    if (this.inFlight.size > 0) {
+      const grace = setTimeout(() => this.inFlight.forEach((f) => f.abort.abort()), this.settings.shutdownGraceMs);
+      await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+      clearTimeout(grace);
+    }
+    this.http.close();
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    let errors = 0;
+    while (!this.stopping) {
+      try {
+        const fanned = await this.store.fanOut(this.settings.batchSize);
+        const free = this.settings.concurrency - this.inFlight.size;
+        const claimed = free > 0 ? await this.store.claim(this.owner, free, this.settings.endpointConcurrency, this.settings.leaseMs) : [];
+        for (const delivery of claimed) this.dispatch(delivery);
+        errors = 0;
+        if (this.stopping) break;
+        // A full batch or claim means more is probably waiting: go round again at once.
+        if (fanned.events === this.settings.batchSize || (claimed.length > 0 && claimed.length === free)) continue;
+        await this.sleep(await this.sleepMs(claimed.length));
+      } catch (error) {
+        errors++;
+        this.logger.error(`relay iteration failed: ${(error as Error).message}`);
+        await this.sleep(Math.min(250 * 2 ** errors, 10_000));
+      }
+    }
+  }
+
+  private async sleepMs(claimed: number): Promise<number> {
+    const poll = this.settings.pollIntervalMs;
+    const dueAt = await this.store.nextDueAt();
+    if (!dueAt) return poll;
+    const wait = dueAt.getTime() - Date.now();
+    // Due but not claimed: every slot is busy, or its endpoint is at its cap. A finished send
+    // wakes the loop; other instances' caps are covered by the poll.
+    if (wait <= 0) return claimed > 0 ? 0 : poll;
+    return Math.min(wait + 5, poll);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || this.stopping || ms <= 0) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wakeUp = null;
+        self.woken = false;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  private dispatch(delivery: ClaimedDelivery): void {
+    const abort = new AbortController();
+    const done = this.attempt(delivery, abort.signal)
+      .then((outcome) => this.store.complete(this.owner, delivery, outcome))
+      .then((recorded) => {
+        if (!recorded) this.logger.warn(`delivery ${delivery.id}: lease lost before its result was recorded`);
+      })
+      .catch((error) => this.logger.error(`delivery ${delivery.id}: could not record the result: ${(error as Error).message}`))
+      .finally(() => {
+        this.inFlight.delete(delivery.id);
+        this.wake();
+      });
+    this.inFlight.set(delivery.id, { done, abort });
+  }
+
+  /** Sends one attempt and decides what follows; never throws. */
+  private async attempt(d: ClaimedDelivery, signal: AbortSignal): Promise<DeliveryOutcome> {
+    if (!d.endpointEnabled) return { kind: 'skipped', error: 'endpoint disabled' };
+    const now = new Date();
+    const body = envelopeBody({ id: d.eventId, type: d.eventType, createdAt: d.eventCreatedAt, data: d.data });
+    const headers = webhookHeaders(d.eventId, now, body, signingSecrets(d, now));
+    let status: number | null = null;
+    let error: string;
+    let retryAfterSeconds: number | null = null;
+    try {
+      const url = new URL(d.url);
+      this.guard.assertDeliverable(url);
+      const answer = await this.http.post({ url, body, headers, timeoutMs: this.settings.timeoutMs, lookup: this.guard.lookup, signal });
+      const result = classifyResponse(answer.status, answer.retryAfter, new Date());
+      if (result.kind === 'success') return { kind: 'succeeded', status: result.status };
+      if (result.kind === 'gone') return { kind: 'gone' };
+      ({ status, error, retryAfterSeconds } = result);
+    } catch (e) {
+      if (signal.aborted) return { kind: 'released', error: 'interrupted: the sending instance shut down during the attempt' };
+      error = describe(e);
+    }
+    const delayMs = nextRetryDelayMs(this.settings.retrySchedule, d.attempt, retryAfterSeconds);
+    return delayMs === null ? { kind: 'failed', status, error } : { kind: 'retry', status, error, delayMs };
+  }
+}
+
+function describe(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  const message = e?.message ?? String(error);
+  return message.length > 500 ? `${message.slice(0, 497)}...` : message;
+}
