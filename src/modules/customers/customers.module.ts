@@ -1,4 +1,29 @@
 import { Module } from '@nestjs/common';
+import { CreateCustomerHandler } from './application/create-customer.command';
+import { GetCustomerHandler } from './application/get-customer.query';
+import { ListCustomersHandler } from './application/list-customers.query';
+import { UpdateCustomerHandler } from './application/update-customer.command';
+import { CustomersController } from './api/customers.controller';
+import { CustomerRepository } from './domain/customer.repository';
+import { CustomerReadModel } from './infrastructure/customer-read-model';
+import { LedgerWriter } from './infrastructure/ledger.writer';
+import { PaymentFiguresReader } from './infrastructure/payment-figures.reader';
+import { ReceivablesProjection } from './infrastructure/receivables.projection';
+import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.repository';
 
-@Module({})
+@Module({
+  controllers: [CustomersController],
+  providers: [
+    { provide: CustomerRepository, useClass: TypeormCustomerRepository },
+    LedgerWriter,
+    ReceivablesProjection,
+    PaymentFiguresReader,
+    CustomerReadModel,
+    CreateCustomerHandler,
+    UpdateCustomerHandler,
+    GetCustomerHandler,
+    ListCustomersHandler,
+  ],
+  exports: [CustomerRepository, LedgerWriter, ReceivablesProjection],
+})
 export class CustomersModule {}

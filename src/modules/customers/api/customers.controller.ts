@@ -1,0 +1,85 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
+import { Page } from '../../../shared/domain/pagination';
+import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
+import { CurrentClient, RequireScopes } from '../../auth';
+import { CreateCustomerCommand } from '../application/create-customer.command';
+import { GetCustomerQuery } from '../application/get-customer.query';
+import { ListCustomersQuery } from '../application/list-customers.query';
+import { UpdateCustomerCommand } from '../application/update-customer.command';
+import { CustomerDetailView, CustomerView } from '../infrastructure/customer-read-model';
+import { CreateCustomerRequest, GetCustomerRequest, ListCustomersRequest, UpdateCustomerRequest } from './customer.request';
+import { CustomerDetailResponse, CustomerPageResponse } from './customer.response';
+import { setNextLink } from './next-link';
+import { ProblemResponse } from './problem.response';
+
+@ApiTags('customers')
+@ApiBearerAuth()
+@ApiResponse({ status: 401, type: ProblemResponse, description: 'Missing, invalid or expired token' })
+@ApiResponse({ status: 403, type: ProblemResponse, description: 'Token lacks the scope' })
+@ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' })
+@Controller('customers')
+export class CustomersController {
+  constructor(
+    private readonly commands: TransactionalCommandBus,
+    private readonly queries: QueryBus,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireScopes('customers:write')
+  @ApiOperation({ summary: 'Create a customer', description: 'Honours Idempotency-Key. `external_id` is unique per tenant.' })
+  @ApiResponse({ status: 201, type: CustomerDetailResponse })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed' })
+  @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict: external_id already used' })
+  async create(@CurrentClient() client: AuthenticatedClient, @Body() body: CreateCustomerRequest): Promise<CustomerDetailView> {
+    const id = await this.commands.execute<string>(new CreateCustomerCommand(client.tenantId, body));
+    return this.queries.execute(new GetCustomerQuery(client.tenantId, id));
+  }
+
+  @Get()
+  @RequireScopes('customers:read')
+  @ApiOperation({
+    summary: 'List customers',
+    description: 'Keyset-paginated; balance and overdue figures as of today, aging as of `as_of`. A `Link: <...>; rel="next"` header points to the next page.',
+  })
+  @ApiResponse({ status: 200, type: CustomerPageResponse })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'bad filter, sort, limit or cursor' })
+  async list(
+    @CurrentClient() client: AuthenticatedClient,
+    @Query() query: ListCustomersRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Page<CustomerView>> {
+    const page = await this.queries.execute<ListCustomersQuery, Page<CustomerView>>(new ListCustomersQuery(client.tenantId, { ...query }));
+    setNextLink(request, reply, page);
+    return page;
+  }
+
+  @Get(':id')
+  @RequireScopes('customers:read')
+  @ApiOperation({ summary: 'Get a customer with balance, credit, aging and AR summary' })
+  @ApiParam({ name: 'id', example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiResponse({ status: 200, type: CustomerDetailResponse })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'bad as_of' })
+  @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found (also for another tenant\'s or a malformed id)' })
+  get(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Query() query: GetCustomerRequest): Promise<CustomerDetailView> {
+    return this.queries.execute(new GetCustomerQuery(client.tenantId, id, query.as_of));
+  }
+
+  @Patch(':id')
+  @RequireScopes('customers:write')
+  @ApiOperation({ summary: 'Update a customer', description: 'Any subset of fields; null clears a nullable one.' })
+  @ApiParam({ name: 'id', example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiResponse({ status: 200, type: CustomerDetailResponse })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed' })
+  @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found' })
+  @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict (external_id) or invalid_state (currency of a customer with activity)' })
+  async update(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Body() body: UpdateCustomerRequest): Promise<CustomerDetailView> {
+    await this.commands.execute(new UpdateCustomerCommand(client.tenantId, id, body));
+    return this.queries.execute(new GetCustomerQuery(client.tenantId, id));
+  }
+}

@@ -1,0 +1,14 @@
+/** What other modules may use from customers. */
+export { CustomersModule } from './customers.module';
+export { Customer, type CustomerInput, type CustomerSnapshot, type BillingAddress } from './domain/customer.aggregate';
+export { CustomerRepository } from './domain/customer.repository';
+export { LEDGER_ENTRY_TYPES, type LedgerEntryInput, type LedgerEntryType } from './domain/ledger-entry';
+export { AGING_BUCKETS, ageReceivables, agingBucketFor, emptyAging, type Aging, type AgingBucket } from './domain/aging';
+export { creditAvailable, creditStatus, type CreditStatus } from './domain/credit';
+export { LedgerWriter } from './infrastructure/ledger.writer';
+export { ReceivablesProjection } from './infrastructure/receivables.projection';
+// Shared list/HTTP helpers (candidates for src/shared; exported so invoicing does not copy them).
+export { parseListParams, keysetCondition, keysetOrder, keysetValue, toPage, parseBooleanFlag, type KeysetColumn, type ListParams } from './infrastructure/keyset';
+export { setNextLink } from './api/next-link';
+export { ProblemResponse } from './api/problem.response';
+export { IsMetadata, ReadOnly } from './api/metadata.validator';

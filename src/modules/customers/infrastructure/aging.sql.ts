@@ -1,0 +1,21 @@
+import { AGING_BUCKETS, Aging } from '../domain/aging';
+import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+
+/**
+ * SQL select-list items summing open amounts per aging bucket, generated from the domain's
+ * AGING_BUCKETS (days past due = as-of date − due date). `asOf` is a parameter placeholder.
+ */
+export function agingSelectList(dueSql: string, amountSql: string, asOf: string): string {
+  return AGING_BUCKETS.map((b) => {
+    const days = `(${asOf}::date - ${dueSql})`;
+    const conds = [b.minDays === null ? null : `${days} >= ${b.minDays}`, b.maxDays === null ? null : `${days} <= ${b.maxDays}`].filter(Boolean);
+    return `COALESCE(SUM(${amountSql}) FILTER (WHERE ${conds.join(' AND ')}), 0)::text AS ${b.key}`;
+  }).join(',\n       ');
+}
+
+export function agingFromRow(row: Record<string, string | number | null | undefined> | undefined): Aging {
+  return Object.fromEntries(AGING_BUCKETS.map((b) => [b.key, toSafeNumber(row?.[b.key])])) as Aging;
+}
+
+/** Open receivables: what aging, balances and overdue figures are computed over. */
+export const OPEN_INVOICE_SQL = `i.status IN ('open', 'partially_paid') AND i.total > i.amount_paid`;

@@ -1,0 +1,244 @@
+import { Injectable } from '@nestjs/common';
+import { Clock, isDateString } from '../../../shared/domain/clock';
+import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
+import { isValidId } from '../../../shared/domain/ids';
+import { Page, parseSort, SortSpec } from '../../../shared/domain/pagination';
+import { toNullableNumber, toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { Aging, emptyAging } from '../domain/aging';
+import { CREDIT_STATUSES, creditAvailable, CreditStatus, creditStatus } from '../domain/credit';
+import { BillingAddress } from '../domain/customer.aggregate';
+import { agingFromRow, agingSelectList, OPEN_INVOICE_SQL } from './aging.sql';
+import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from './keyset';
+import { PaymentFiguresReader } from './payment-figures.reader';
+import { ReceivablesProjection } from './receivables.projection';
+
+export interface CustomerView {
+  id: string;
+  name: string;
+  email: string | null;
+  external_id: string | null;
+  phone: string | null;
+  billing_address: BillingAddress | null;
+  currency: string;
+  payment_terms_days: number;
+  credit_limit: number | null;
+  credit_hold: boolean;
+  metadata: Record<string, unknown>;
+  balance: number;
+  overdue_amount: number;
+  credit_available: number | null;
+  credit_status: CreditStatus;
+  aging: Aging;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ArSummary {
+  total_invoiced: number;
+  total_paid: number;
+  balance: number;
+  unapplied_payments: number;
+  overdue_amount: number;
+  open_invoice_count: number;
+  overdue_invoice_count: number;
+  average_days_to_pay: number | null;
+  last_payment: { id: string; amount: number; payment_date: string } | null;
+}
+
+export interface CustomerDetailView extends CustomerView {
+  ar_summary: ArSummary;
+}
+
+/** Raw list query parameters (strings, as they arrive). */
+export interface CustomerListFilters {
+  q?: string;
+  has_balance?: string;
+  overdue?: string;
+  credit_status?: string;
+  sort?: string;
+  limit?: string;
+  cursor?: string;
+  as_of?: string;
+}
+
+const SORT_FIELDS = ['created_at', 'name', 'balance', 'overdue_amount'] as const;
+type SortField = (typeof SORT_FIELDS)[number];
+const SORT_COLUMNS: Record<SortField, KeysetColumn> = {
+  created_at: { sql: 'c.created_at', type: 'timestamptz' },
+  name: { sql: 'c.name', type: 'text' },
+  balance: { sql: 'c.balance', type: 'bigint' },
+  overdue_amount: { sql: 'c.overdue_amount', type: 'bigint' },
+};
+
+const CREDIT_STATUS_SQL: Record<CreditStatus, string> = {
+  on_hold: 'c.credit_hold',
+  over_limit: 'NOT c.credit_hold AND c.credit_limit IS NOT NULL AND c.balance > c.credit_limit',
+  ok: 'NOT c.credit_hold AND (c.credit_limit IS NULL OR c.balance <= c.credit_limit)',
+};
+
+interface CustomerRow {
+  id: string;
+  name: string;
+  email: string | null;
+  external_id: string | null;
+  phone: string | null;
+  billing_address: BillingAddress | null;
+  currency: string;
+  payment_terms_days: number;
+  credit_limit: string | null;
+  credit_hold: boolean;
+  metadata: Record<string, unknown>;
+  balance: string;
+  overdue_amount: string;
+  created_at: Date;
+  updated_at: Date;
+  _keyset_value: string;
+}
+
+const SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address, c.currency, c.payment_terms_days,
+       c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.overdue_amount::text, c.created_at, c.updated_at`;
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (m) => `\\${m}`);
+}
+
+/**
+ * Customer list and detail read straight from SQL into response shapes. Balance and the
+ * overdue figures are the denormalised columns (see ReceivablesProjection); aging is summed
+ * per page from the open-invoice index; ar_summary is aggregated for the one customer.
+ */
+@Injectable()
+export class CustomerReadModel {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly projection: ReceivablesProjection,
+    private readonly payments: PaymentFiguresReader,
+  ) {}
+
+  async list(tenantId: string, raw: CustomerListFilters): Promise<Page<CustomerView>> {
+    const sort = parseSort<SortField>(raw.sort, SORT_FIELDS);
+    const q = raw.q === undefined ? undefined : raw.q.trim();
+    if (q !== undefined && (q.length === 0 || q.length > 200)) throw ValidationError.field('q', 'q must be 1 to 200 characters');
+    const hasBalance = parseBooleanFlag('has_balance', raw.has_balance);
+    const overdue = parseBooleanFlag('overdue', raw.overdue);
+    const credit = raw.credit_status === undefined ? undefined : [...new Set(raw.credit_status.split(','))].sort();
+    if (credit && credit.some((c) => !CREDIT_STATUSES.includes(c as CreditStatus))) {
+      throw ValidationError.field('credit_status', `credit_status must be a comma list of ${CREDIT_STATUSES.join(', ')}`);
+    }
+    const asOf = this.asOf(raw.as_of);
+    const list = parseListParams(raw, { q, has_balance: hasBalance, overdue, credit_status: credit, sort: `${sort.direction}:${sort.field}` });
+
+    await this.projection.refreshStale(tenantId);
+
+    const params: unknown[] = [tenantId];
+    const where = ['c.tenant_id = $1'];
+    if (q !== undefined) {
+      params.push(`%${escapeLike(q)}%`);
+      const p = `$${params.length}`;
+      where.push(`(c.name ILIKE ${p} OR c.email ILIKE ${p} OR c.external_id ILIKE ${p})`);
+    }
+    if (hasBalance !== undefined) where.push(hasBalance ? 'c.balance > 0' : 'c.balance <= 0');
+    if (overdue !== undefined) where.push(overdue ? 'c.overdue_amount > 0' : 'c.overdue_amount = 0');
+    if (credit) where.push(`(${credit.map((c) => `(${CREDIT_STATUS_SQL[c as CreditStatus]})`).join(' OR ')})`);
+    const column = SORT_COLUMNS[sort.field];
+    where.push(keysetCondition(column, 'c.id', sort as SortSpec<string>, list.cursor, params));
+    params.push(list.limit + 1);
+    const rows = await this.uow.query<CustomerRow>(
+      `SELECT ${SELECT}, ${keysetValue(column)}
+         FROM customers c
+        WHERE ${where.join(' AND ')}
+        ORDER BY ${keysetOrder(column, 'c.id', sort as SortSpec<string>)}
+        LIMIT $${params.length}`,
+      params,
+    );
+    const agings = await this.agings(tenantId, rows.map((r) => r.id), asOf);
+    return toPage(rows, list, (row) => this.present(row, agings.get(row.id) ?? emptyAging()));
+  }
+
+  async get(tenantId: string, id: string, rawAsOf?: string): Promise<CustomerDetailView> {
+    const asOf = this.asOf(rawAsOf);
+    if (!isValidId(id, 'cus')) throw new NotFoundError('Customer', id);
+    const [row] = await this.uow.query<CustomerRow>(`SELECT ${SELECT}, '' AS _keyset_value FROM customers c WHERE c.tenant_id = $1 AND c.id = $2`, [
+      tenantId,
+      id,
+    ]);
+    if (!row) throw new NotFoundError('Customer', id);
+    const today = this.clock.today();
+    const [agings, [inv], payments] = await Promise.all([
+      this.agings(tenantId, [id], asOf),
+      this.uow.query<{ total_invoiced: string; open_count: number; overdue_count: number; overdue_amount: string }>(
+        `SELECT COALESCE(SUM(i.total) FILTER (WHERE i.finalized_at IS NOT NULL AND i.status <> 'void'), 0)::text AS total_invoiced,
+                COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL})::int AS open_count,
+                COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date)::int AS overdue_count,
+                COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date), 0)::text AS overdue_amount
+           FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2`,
+        [tenantId, id, today],
+      ),
+      this.payments.forCustomer(tenantId, id),
+    ]);
+    // Computed live as of today, so the detail is exact even before a stale row is refreshed.
+    const overdueAmount = toSafeNumber(inv.overdue_amount);
+    const view = this.present({ ...row, overdue_amount: inv.overdue_amount }, agings.get(id) ?? emptyAging());
+    return {
+      ...view,
+      ar_summary: {
+        total_invoiced: toSafeNumber(inv.total_invoiced),
+        total_paid: payments.totalPaid,
+        balance: view.balance,
+        unapplied_payments: payments.unappliedPayments,
+        overdue_amount: overdueAmount,
+        open_invoice_count: inv.open_count,
+        overdue_invoice_count: inv.overdue_count,
+        average_days_to_pay: payments.averageDaysToPay,
+        last_payment: payments.lastPayment,
+      },
+    };
+  }
+
+  private asOf(value: string | undefined): string {
+    if (value === undefined) return this.clock.today();
+    if (!isDateString(value)) {
+      throw ValidationError.field('as_of', 'as_of must be a date in YYYY-MM-DD form');
+    }
+    return value;
+  }
+
+  /** Aging of the customers' open invoices as of a date, one aggregate over the open-invoice index. */
+  private async agings(tenantId: string, ids: string[], asOf: string): Promise<Map<string, Aging>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.uow.query<Record<string, string>>(
+      `SELECT i.customer_id, ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
+         FROM invoices i
+        WHERE i.tenant_id = $1 AND i.customer_id = ANY($2::text[]) AND ${OPEN_INVOICE_SQL}
+        GROUP BY i.customer_id`,
+      [tenantId, ids, asOf],
+    );
+    return new Map(rows.map((r) => [r.customer_id, agingFromRow(r)]));
+  }
+
+  private present(row: CustomerRow, aging: Aging): CustomerView {
+    const position = { creditLimit: toNullableNumber(row.credit_limit), creditHold: row.credit_hold, balance: toSafeNumber(row.balance) };
+    return {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      external_id: row.external_id,
+      phone: row.phone,
+      billing_address: row.billing_address,
+      currency: row.currency,
+      payment_terms_days: row.payment_terms_days,
+      credit_limit: position.creditLimit,
+      credit_hold: row.credit_hold,
+      metadata: row.metadata ?? {},
+      balance: position.balance,
+      overdue_amount: toSafeNumber(row.overdue_amount),
+      credit_available: creditAvailable(position),
+      credit_status: creditStatus(position),
+      aging,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    };
+  }
+}
