@@ -155,6 +155,10 @@ export class Payment extends AggregateRoot {
   get updatedAt(): Date {
     return this.state.updatedAt;
   }
+  /** Any application of this payment, reversed ones included. */
+  application(id: string): PaymentApplication | undefined {
+    return this.applications.find(id);
+  }
   get activeApplications(): PaymentApplication[] {
     return this.applications.active();
   }

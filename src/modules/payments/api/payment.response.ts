@@ -1,0 +1,64 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { AUTO_MATCH_MODES, PAYMENT_METHODS, PAYMENT_STATUSES } from '../domain/payment.snapshot';
+
+const RULES = ['remittance', 'reference', 'exact_amount', 'combination', 'oldest_first'];
+
+export class RemittanceLineResponse {
+  @ApiProperty({ example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd', required: false }) invoice_id?: string;
+  @ApiProperty({ example: 'INV-000123', required: false }) invoice_number?: string;
+  @ApiProperty({ example: 5000, required: false }) amount?: number;
+}
+
+export class PaymentApplicationResponse {
+  @ApiProperty({ example: 'app_01jc9x7m3ef0ab6yr2t0n4q8zd' }) id: string;
+  @ApiProperty({ example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd' }) invoice_id: string;
+  @ApiProperty({ example: 'INV-000123' }) invoice_number: string;
+  @ApiProperty({ example: 5000 }) amount: number;
+  @ApiProperty({ enum: ['auto', 'manual'] }) source: string;
+  @ApiProperty({ example: '2026-01-20T10:00:00.000Z' }) applied_at: string;
+}
+
+export class MatchSuggestionResponse {
+  @ApiProperty({ type: [String], example: ['inv_01jc9x7m3ef0ab6yr2t0n4q8zd'] }) invoice_ids: string[];
+  @ApiProperty({ enum: RULES }) rule: string;
+}
+
+export class PaymentMatchResponse {
+  @ApiProperty({ enum: ['matched', 'partial', 'unmatched', 'needs_review'] }) status: string;
+  @ApiProperty({ enum: [...RULES, 'manual'], nullable: true, type: String, description: 'The rule that applied or found the candidates; null when unmatched' })
+  rule: string | null;
+  @ApiProperty({ type: [MatchSuggestionResponse], description: 'With needs_review: candidates for a person to confirm with a manual match' })
+  suggestions: MatchSuggestionResponse[];
+}
+
+export class PaymentResponse {
+  @ApiProperty({ example: 'pay_01jc9x7m3ef0ab6yr2t0n4q8zd' }) id: string;
+  @ApiProperty({ example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd', nullable: true, type: String, description: 'null: unidentified cash' }) customer_id: string | null;
+  @ApiProperty({ example: 12550, description: 'Minor units' }) amount: number;
+  @ApiProperty({ example: 'usd' }) currency: string;
+  @ApiProperty({ example: '2026-01-20' }) payment_date: string;
+  @ApiProperty({ enum: PAYMENT_METHODS }) method: string;
+  @ApiProperty({ example: 'INV-000123', nullable: true, type: String }) reference: string | null;
+  @ApiProperty({ type: [RemittanceLineResponse] }) remittance: RemittanceLineResponse[];
+  @ApiProperty({ enum: PAYMENT_STATUSES }) status: string;
+  @ApiProperty({ example: 10000 }) amount_applied: number;
+  @ApiProperty({ example: 2550, description: 'The customer\'s credit from this payment' }) amount_unapplied: number;
+  @ApiProperty({ type: [PaymentApplicationResponse], description: 'Active applications (reversed ones are left out)' }) applications: PaymentApplicationResponse[];
+  @ApiProperty({ type: PaymentMatchResponse }) match: PaymentMatchResponse;
+  @ApiProperty({ enum: AUTO_MATCH_MODES }) auto_match: string;
+  @ApiProperty({ example: {}, type: 'object', additionalProperties: true }) metadata: Record<string, unknown>;
+  @ApiProperty({ example: '2026-01-20T10:00:00.000Z' }) created_at: string;
+  @ApiProperty({ example: '2026-01-20T10:00:00.000Z' }) updated_at: string;
+}
+
+export class PaymentPageResponse {
+  @ApiProperty({ type: [PaymentResponse] }) data: PaymentResponse[];
+  @ApiProperty({ example: false }) has_more: boolean;
+  @ApiProperty({ nullable: true, type: String, example: null }) next_cursor: string | null;
+}
+
+export class MatchPaymentResponse {
+  @ApiProperty({ type: PaymentResponse }) payment: PaymentResponse;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'The updated invoices, as GET /invoices/:id returns them' })
+  invoices: Record<string, unknown>[];
+}

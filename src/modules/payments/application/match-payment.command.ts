@@ -1,0 +1,65 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Clock } from '../../../shared/domain/clock';
+import { ValidationError } from '../../../shared/domain/domain-error';
+import { isValidId } from '../../../shared/domain/ids';
+import { InvoiceJson, InvoiceRepository } from '../../invoicing';
+import { CashApplication } from '../domain/cash-application.service';
+import { InvoiceNotFoundForMatchError, PaymentNotFoundError } from '../domain/payment.errors';
+import { PaymentRepository } from '../domain/payment.repository';
+import { PaymentJson } from '../domain/payment.snapshot';
+
+export interface MatchPaymentResult {
+  payment: PaymentJson;
+  /** the invoices changed, in the order they were named */
+  invoices: InvoiceJson[];
+}
+
+export class MatchPaymentCommand {
+  constructor(
+    readonly tenantId: string,
+    readonly paymentId: string,
+    readonly applications: { invoice_id: string; amount?: number | null }[],
+  ) {}
+}
+
+/**
+ * Applies a payment by hand, all or nothing (contract §8). Locks the payment, then the
+ * invoices in id order, checks every line, and only then changes anything.
+ * Returns the payment and the invoices as they are now.
+ */
+@CommandHandler(MatchPaymentCommand)
+export class MatchPaymentHandler implements ICommandHandler<MatchPaymentCommand, MatchPaymentResult> {
+  constructor(
+    private readonly payments: PaymentRepository,
+    private readonly invoices: InvoiceRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute({ tenantId, paymentId, applications }: MatchPaymentCommand): Promise<MatchPaymentResult> {
+    if (applications.length === 0) throw ValidationError.field('applications', 'applications must name at least one invoice');
+    const ids = applications.map((a) => a.invoice_id);
+    const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (duplicate) throw ValidationError.field('applications', `invoice ${duplicate} is listed twice`);
+
+    const payment = isValidId(paymentId, 'pay') ? await this.payments.findByIdForUpdate(tenantId, paymentId) : null;
+    if (!payment) throw new PaymentNotFoundError(paymentId);
+    const missingFormat = ids.find((id) => !isValidId(id, 'inv'));
+    if (missingFormat) throw new InvoiceNotFoundForMatchError(missingFormat);
+    const invoices = await this.invoices.findByIdsForUpdate(tenantId, ids);
+    const byId = new Map(invoices.map((i) => [i.id, i]));
+    const missing = ids.find((id) => !byId.has(id));
+    if (missing) throw new InvoiceNotFoundForMatchError(missing);
+
+    CashApplication.apply(
+      payment,
+      applications.map((a) => ({ invoice: byId.get(a.invoice_id)!, amount: a.amount ?? null })),
+      'manual',
+      'manual',
+      this.clock.now(),
+    );
+    for (const invoice of invoices) await this.invoices.save(invoice);
+    await this.payments.save(payment);
+    const today = this.clock.today();
+    return { payment: payment.toJSON(), invoices: ids.map((id) => byId.get(id)!.toJSON(today)) };
+  }
+}

@@ -1,0 +1,72 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Clock } from '../../../shared/domain/clock';
+import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
+import { isValidId, newId } from '../../../shared/domain/ids';
+import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
+import { CustomerRepository } from '../../customers';
+import { AutoMatchMode, RemittanceLine } from '../domain/matching/cash-matching.policy';
+import { Payment, PaymentMethod } from '../domain/payment.aggregate';
+import { PaymentRepository } from '../domain/payment.repository';
+
+export interface RecordPaymentInput {
+  customer_id?: string | null;
+  amount: number;
+  currency?: string;
+  payment_date?: string;
+  method?: string;
+  reference?: string | null;
+  remittance?: { invoice_id?: string; invoice_number?: string; amount?: number }[] | null;
+  auto_match?: string;
+  metadata?: Record<string, unknown> | null;
+}
+
+export class RecordPaymentCommand {
+  constructor(
+    readonly tenantId: string,
+    readonly input: RecordPaymentInput,
+  ) {}
+}
+
+/**
+ * Records a payment. Saving it publishes payment.created, on which automatic matching runs in
+ * this same transaction (AutoMatchPaymentHandler); the ledger credit is posted after matching.
+ */
+@CommandHandler(RecordPaymentCommand)
+export class RecordPaymentHandler implements ICommandHandler<RecordPaymentCommand, string> {
+  constructor(
+    private readonly payments: PaymentRepository,
+    private readonly customers: CustomerRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute({ tenantId, input }: RecordPaymentCommand): Promise<string> {
+    const customerId = input.customer_id ?? null;
+    let currency = input.currency === undefined ? undefined : normalizeCurrency(input.currency);
+    if (customerId !== null) {
+      const customer = isValidId(customerId, 'cus') ? await this.customers.findById(tenantId, customerId) : null;
+      if (!customer) throw new NotFoundError('Customer', customerId);
+      // A customer has one currency: its payments are in it (contract §6).
+      if (currency !== undefined && currency !== customer.currency) throw new CurrencyMismatchError(customer.currency, currency);
+      currency = customer.currency;
+    }
+    if (currency === undefined) throw ValidationError.field('currency', 'currency is required for a payment without customer_id', 'required');
+
+    const payment = Payment.record({
+      id: newId('pay'),
+      tenantId,
+      customerId,
+      amount: Money.of(input.amount, currency),
+      paymentDate: input.payment_date ?? this.clock.today(),
+      method: (input.method ?? 'other') as PaymentMethod,
+      reference: input.reference?.trim() || null,
+      remittance: (input.remittance ?? []).map(
+        (l): RemittanceLine => ({ invoiceId: l.invoice_id ?? null, invoiceNumber: l.invoice_number?.trim() || null, amount: l.amount ?? null }),
+      ),
+      autoMatch: input.auto_match as AutoMatchMode | undefined,
+      metadata: input.metadata ?? {},
+      at: this.clock.now(),
+    });
+    await this.payments.insert(payment);
+    return payment.id;
+  }
+}

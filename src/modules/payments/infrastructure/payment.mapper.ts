@@ -1,0 +1,94 @@
+import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { PaymentApplicationState } from '../domain/payment-application.entity';
+import { PaymentSnapshot } from '../domain/payment.snapshot';
+import { RemittanceLine } from '../domain/matching/cash-matching.policy';
+
+export interface PaymentRow {
+  tenant_id: string;
+  id: string;
+  customer_id: string | null;
+  amount: string;
+  currency: string;
+  payment_date: string;
+  method: PaymentSnapshot['method'];
+  reference: string | null;
+  remittance: { invoice_id?: string; invoice_number?: string; amount?: number }[];
+  auto_match: PaymentSnapshot['autoMatch'];
+  match_status: PaymentSnapshot['match']['status'];
+  match_rule: PaymentSnapshot['match']['rule'];
+  match_suggestions: PaymentSnapshot['match']['suggestions'];
+  metadata: Record<string, unknown>;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApplicationRow {
+  id: string;
+  payment_id: string;
+  invoice_id: string;
+  invoice_number: string;
+  amount: string;
+  source: 'auto' | 'manual';
+  applied_at: Date;
+  reversed_at: Date | null;
+}
+
+/** Columns of `payments` as PaymentRow expects them (payment_date as text: no time-zone shifts). */
+export const PAYMENT_COLUMNS = `p.tenant_id, p.id, p.customer_id, p.amount, p.currency, to_char(p.payment_date, 'YYYY-MM-DD') AS payment_date,
+  p.method, p.reference, p.remittance, p.auto_match, p.match_status, p.match_rule, p.match_suggestions, p.metadata,
+  p.version, p.created_at, p.updated_at`;
+
+/** Applications of the given payments with their invoice numbers, oldest first. */
+export const APPLICATIONS_SQL = `
+  SELECT a.id, a.payment_id, a.invoice_id, i.number AS invoice_number, a.amount, a.source, a.applied_at, a.reversed_at
+    FROM payment_applications a
+    JOIN invoices i ON i.tenant_id = a.tenant_id AND i.id = a.invoice_id
+   WHERE a.tenant_id = $1 AND a.payment_id = ANY($2::text[])
+   ORDER BY a.applied_at, a.id`;
+
+export const PaymentMapper = {
+  toApplication(row: ApplicationRow): PaymentApplicationState {
+    return {
+      id: row.id,
+      invoiceId: row.invoice_id,
+      invoiceNumber: row.invoice_number,
+      amount: toSafeNumber(row.amount),
+      source: row.source,
+      appliedAt: row.applied_at,
+      reversedAt: row.reversed_at,
+    };
+  },
+
+  toSnapshot(row: PaymentRow, applications: ApplicationRow[]): PaymentSnapshot {
+    return {
+      tenantId: row.tenant_id,
+      id: row.id,
+      customerId: row.customer_id,
+      amount: toSafeNumber(row.amount),
+      currency: row.currency,
+      paymentDate: row.payment_date,
+      method: row.method,
+      reference: row.reference,
+      remittance: row.remittance.map(
+        (l): RemittanceLine => ({ invoiceId: l.invoice_id ?? null, invoiceNumber: l.invoice_number ?? null, amount: l.amount ?? null }),
+      ),
+      autoMatch: row.auto_match,
+      metadata: row.metadata,
+      match: { status: row.match_status, rule: row.match_rule, suggestions: row.match_suggestions },
+      applications: applications.map(PaymentMapper.toApplication),
+      version: row.version,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  },
+
+  remittanceToJson(lines: readonly RemittanceLine[]): string {
+    return JSON.stringify(
+      lines.map((l) => ({
+        ...(l.invoiceId ? { invoice_id: l.invoiceId } : { invoice_number: l.invoiceNumber }),
+        ...(l.amount !== null ? { amount: l.amount } : {}),
+      })),
+    );
+  },
+};

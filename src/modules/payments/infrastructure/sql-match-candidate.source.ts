@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { COMBINATION_POOL_SIZE } from '../domain/matching/combination-search';
+import { MAX_SUGGESTIONS } from '../domain/matching/cash-matching.policy';
+import { MatchCandidate, MatchCandidateSource } from '../domain/matching/match-candidate';
+
+interface CandidateRow {
+  id: string;
+  number: string;
+  customer_id: string;
+  currency: string;
+  status: string;
+  amount_due: string;
+  due_date: string;
+  disputed: boolean;
+}
+
+const COLUMNS = `id, number, customer_id, currency, status, amount_due, to_char(due_date, 'YYYY-MM-DD') AS due_date,
+  dispute_status IS NOT DISTINCT FROM 'open' AS disputed`;
+/** The customer's open, undisputed invoices in one currency ($1 tenant, $2 customer, $3 currency): served by invoices_open_idx. */
+const OPEN_FOR_CUSTOMER = `tenant_id = $1 AND customer_id = $2 AND currency = $3 AND status IN ('open', 'partially_paid')
+  AND amount_due > 0 AND dispute_status IS DISTINCT FROM 'open'`;
+/** Same expressions as the invoices_number_*_idx indexes (and invoiceNumberKeys() in the domain). */
+const ALNUM_KEY = `lower(regexp_replace(number, '[^A-Za-z0-9]', '', 'g'))`;
+const DIGITS_KEY = `regexp_replace(substring(number from '^[A-Za-z]*[^A-Za-z0-9]*([0-9]+)$'), '^0+(?=[0-9])', '')`;
+/** A reference naming more invoices than this is not a remittance advice anyone can act on automatically. */
+const MAX_NAMED = 500;
+const OLDEST_FIRST_BATCH = 200;
+
+const toCandidate = (r: CandidateRow): MatchCandidate => ({
+  id: r.id,
+  number: r.number,
+  customerId: r.customer_id,
+  currency: r.currency,
+  status: r.status,
+  amountDue: toSafeNumber(r.amount_due),
+  dueDate: r.due_date,
+  disputed: r.disputed,
+});
+
+/**
+ * Reads matching candidates straight from the invoices table (a read model: no aggregates,
+ * no locks). Whatever is chosen is locked and re-checked by the caller before money moves.
+ */
+@Injectable()
+export class SqlMatchCandidateSource {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  forTenant(tenantId: string): MatchCandidateSource {
+    return {
+      named: async ({ ids, numbers, references }) => {
+        const exactKeys = [...new Set(references.map((r) => r.exactKey))];
+        const digitKeys = [...new Set(references.flatMap((r) => (r.digits === null ? [] : [r.digits])))];
+        const rows = await this.uow.query<CandidateRow>(
+          `SELECT ${COLUMNS} FROM invoices
+            WHERE tenant_id = $1 AND status <> 'draft'
+              AND (id = ANY($2::text[]) OR lower(number) = ANY($3::text[]) OR ${ALNUM_KEY} = ANY($4::text[]) OR ${DIGITS_KEY} = ANY($5::text[]))
+            ORDER BY due_date, id LIMIT ${MAX_NAMED}`,
+          [tenantId, ids, numbers.map((n) => n.trim().toLowerCase()), exactKeys, digitKeys],
+        );
+        return rows.map(toCandidate);
+      },
+
+      pool: async ({ customerId, currency, amount, oldestFirst }) => {
+        const rows = await this.uow.query<CandidateRow>(
+          `(SELECT ${COLUMNS} FROM invoices WHERE ${OPEN_FOR_CUSTOMER} ORDER BY due_date, id LIMIT ${COMBINATION_POOL_SIZE})
+           UNION
+           (SELECT ${COLUMNS} FROM invoices WHERE ${OPEN_FOR_CUSTOMER} AND amount_due = $4 ORDER BY due_date, id LIMIT ${MAX_SUGGESTIONS + 1})`,
+          [tenantId, customerId, currency, amount],
+        );
+        const pool = rows.map(toCandidate);
+        if (oldestFirst) pool.push(...(await this.oldestRun(tenantId, customerId, currency, amount, pool)));
+        // The parts overlap (an exact-amount invoice may be among the oldest): each invoice once.
+        return [...new Map(pool.map((c) => [c.id, c])).values()];
+      },
+    };
+  }
+
+  /** The oldest invoices until their amounts due reach `amount`, read in keyset batches past the ones already loaded. */
+  private async oldestRun(tenantId: string, customerId: string, currency: string, amount: number, loaded: MatchCandidate[]): Promise<MatchCandidate[]> {
+    const oldest = [...loaded].sort((a, b) => (a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : a.id < b.id ? -1 : 1)).slice(0, COMBINATION_POOL_SIZE);
+    let covered = oldest.reduce((sum, c) => sum + c.amountDue, 0);
+    if (oldest.length < COMBINATION_POOL_SIZE || covered >= amount) return [];
+    const more: MatchCandidate[] = [];
+    let last = oldest[oldest.length - 1];
+    while (covered < amount) {
+      const rows = await this.uow.query<CandidateRow>(
+        `SELECT ${COLUMNS} FROM invoices WHERE ${OPEN_FOR_CUSTOMER} AND (due_date, id) > ($4::date, $5)
+          ORDER BY due_date, id LIMIT ${OLDEST_FIRST_BATCH}`,
+        [tenantId, customerId, currency, last.dueDate, last.id],
+      );
+      for (const row of rows) {
+        const c = toCandidate(row);
+        more.push(c);
+        covered += c.amountDue;
+        if (covered >= amount) break;
+      }
+      if (rows.length < OLDEST_FIRST_BATCH) break;
+      last = more[more.length - 1];
+    }
+    return more;
+  }
+}

@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError } from '../../../shared/domain/domain-error';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { LedgerWriter } from '../../customers';
+import { Payment } from '../domain/payment.aggregate';
+import { PaymentRepository } from '../domain/payment.repository';
+import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow } from './payment.mapper';
+
+/**
+ * Payments in PostgreSQL (plain SQL through the unit of work's transaction).
+ * A save writes the row (version-checked), the applications that changed, then publishes the
+ * events (in-transaction handlers run here: auto-matching on payment.created), and only then
+ * posts the ledger credit — so every cash-application transaction takes its locks in one
+ * order: payment, invoices (by id), customer.
+ */
+@Injectable()
+export class TypeormPaymentRepository extends PaymentRepository {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly ledger: LedgerWriter,
+  ) {
+    super();
+  }
+
+  async findByIdForUpdate(tenantId: string, id: string): Promise<Payment | null> {
+    const [row] = await this.uow.query<PaymentRow>(
+      `SELECT ${PAYMENT_COLUMNS} FROM payments p WHERE p.tenant_id = $1 AND p.id = $2 FOR UPDATE`,
+      [tenantId, id],
+    );
+    if (!row) return null;
+    const applications = await this.uow.query<ApplicationRow>(APPLICATIONS_SQL, [tenantId, [id]]);
+    return Payment.restore(PaymentMapper.toSnapshot(row, applications));
+  }
+
+  async insert(payment: Payment): Promise<void> {
+    const s = payment.toSnapshot();
+    await this.uow.query(
+      `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
+                             status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, 1, $17, $18)`,
+      [
+        s.tenantId, s.id, s.customerId, s.amount, payment.amountApplied.amount, s.currency, s.paymentDate, s.method, s.reference,
+        PaymentMapper.remittanceToJson(s.remittance), payment.status, s.autoMatch, s.match.status, s.match.rule,
+        JSON.stringify(s.match.suggestions), JSON.stringify(s.metadata), s.createdAt, s.updatedAt,
+      ],
+    );
+    payment.version = 1;
+    await this.afterWrite(payment);
+  }
+
+  async save(payment: Payment): Promise<void> {
+    const s = payment.toSnapshot();
+    const rows = await this.uow.query<{ version: number }>(
+      `UPDATE payments SET customer_id = $3, amount_applied = $4, status = $5, match_status = $6, match_rule = $7,
+                           match_suggestions = $8::jsonb, updated_at = $9, version = version + 1
+        WHERE tenant_id = $1 AND id = $2 AND version = $10
+        RETURNING version`,
+      [
+        s.tenantId, s.id, s.customerId, payment.amountApplied.amount, payment.status, s.match.status, s.match.rule,
+        JSON.stringify(s.match.suggestions), s.updatedAt, payment.version,
+      ],
+    );
+    if (rows.length === 0) throw new ConflictError(`Payment ${s.id} was changed concurrently; retry the request.`);
+    payment.version = rows[0].version;
+    await this.afterWrite(payment);
+  }
+
+  private async afterWrite(payment: Payment): Promise<void> {
+    const { added, reversed } = payment.applicationChanges;
+    if (added.length > 0) {
+      const values: unknown[] = [];
+      const tuples = added.map((a, i) => {
+        values.push(payment.tenantId, a.id, payment.id, a.invoiceId, a.amount, a.source, a.appliedAt, a.reversedAt);
+        const o = i * 8;
+        return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7}, $${o + 8})`;
+      });
+      await this.uow.query(
+        `INSERT INTO payment_applications (tenant_id, id, payment_id, invoice_id, amount, source, applied_at, reversed_at) VALUES ${tuples.join(', ')}`,
+        values,
+      );
+    }
+    for (const a of reversed) {
+      await this.uow.query(
+        `UPDATE payment_applications SET reversed_at = $3 WHERE tenant_id = $1 AND id = $2 AND reversed_at IS NULL`,
+        [payment.tenantId, a.id, a.reversedAt],
+      );
+    }
+    payment.markApplicationsSaved();
+    await this.uow.publish(payment.pullEvents());
+    for (const movement of payment.pullMovements()) {
+      await this.ledger.post({
+        tenantId: payment.tenantId,
+        customerId: movement.customerId,
+        entryDate: movement.date,
+        type: 'payment',
+        sourceType: 'payment',
+        sourceId: payment.id,
+        reference: payment.reference ?? payment.id,
+        description: `Payment received (${payment.method})`,
+        debit: 0,
+        credit: movement.credit,
+      });
+    }
+  }
+}
