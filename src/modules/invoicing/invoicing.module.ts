@@ -1,4 +1,28 @@
 import { Module } from '@nestjs/common';
+import { CustomersModule } from '../customers';
+import { CreateInvoiceHandler } from './application/create-invoice.command';
+import { GetInvoiceHandler } from './application/get-invoice.query';
+import { ListInvoicesHandler } from './application/list-invoices.query';
+import { UpdateInvoiceHandler } from './application/update-invoice.command';
+import { InvoicesController } from './api/invoices.controller';
+import { InvoiceNumberRepository } from './domain/invoice-number.repository';
+import { InvoiceRepository } from './domain/invoice.repository';
+import { InvoiceReadModel } from './infrastructure/invoice-read-model';
+import { TypeormInvoiceNumberRepository } from './infrastructure/typeorm-invoice-number.repository';
+import { TypeormInvoiceRepository } from './infrastructure/typeorm-invoice.repository';
 
-@Module({})
+@Module({
+  imports: [CustomersModule],
+  controllers: [InvoicesController],
+  providers: [
+    { provide: InvoiceRepository, useClass: TypeormInvoiceRepository },
+    { provide: InvoiceNumberRepository, useClass: TypeormInvoiceNumberRepository },
+    InvoiceReadModel,
+    CreateInvoiceHandler,
+    UpdateInvoiceHandler,
+    GetInvoiceHandler,
+    ListInvoicesHandler,
+  ],
+  exports: [InvoiceRepository],
+})
 export class InvoicingModule {}

@@ -1,0 +1,123 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { Page } from '../../../shared/domain/pagination';
+import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
+import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
+import { CurrentClient, RequireScopes } from '../../auth';
+import { ProblemResponse, setNextLink } from '../../customers';
+import { CreateInvoiceCommand, CreateInvoiceInput } from '../application/create-invoice.command';
+import { GetInvoiceQuery } from '../application/get-invoice.query';
+import { ListInvoicesQuery } from '../application/list-invoices.query';
+import { UpdateInvoiceCommand, UpdateInvoiceInput } from '../application/update-invoice.command';
+import { InvoiceJson } from '../domain/invoice.snapshot';
+import { InvoiceDetailView } from '../infrastructure/invoice-read-model';
+import { CreateInvoiceRequest, ListInvoicesRequest, UpdateInvoiceRequest } from './invoice.request';
+import { InvoiceDetailResponse, InvoicePageResponse } from './invoice.response';
+
+/** If-Match (RFC 9110 §13.1.1): strong comparison, so weak tags never match; `*` matches any. */
+export function parseIfMatch(header: string | undefined): number[] | '*' | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return '*';
+  return header
+    .split(',')
+    .map((tag) => /^\s*"?(\d{1,9})"?\s*$/.exec(tag))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]));
+}
+
+function etag(reply: FastifyReply, invoice: { version: number }): void {
+  void reply.header('ETag', `"${invoice.version}"`);
+}
+
+@ApiTags('invoices')
+@ApiBearerAuth()
+@ApiResponse({ status: 401, type: ProblemResponse, description: 'Missing, invalid or expired token' })
+@ApiResponse({ status: 403, type: ProblemResponse, description: 'Token lacks the scope' })
+@ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' })
+@Controller('invoices')
+export class InvoicesController {
+  constructor(
+    private readonly commands: TransactionalCommandBus,
+    private readonly queries: QueryBus,
+  ) {}
+
+  @Get()
+  @RequireScopes('invoices:read')
+  @ApiOperation({ summary: 'List invoices', description: 'Keyset-paginated on every sort (ties by id). A `Link: <...>; rel="next"` header points to the next page.' })
+  @ApiResponse({ status: 200, type: InvoicePageResponse })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'bad filter value, range, sort, limit or cursor' })
+  async list(
+    @CurrentClient() client: AuthenticatedClient,
+    @Query() query: ListInvoicesRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Page<InvoiceJson>> {
+    const page = await this.queries.execute<ListInvoicesQuery, Page<InvoiceJson>>(new ListInvoicesQuery(client.tenantId, { ...query }));
+    setNextLink(request, reply, page);
+    return page;
+  }
+
+  @Get(':id')
+  @RequireScopes('invoices:read')
+  @ApiOperation({ summary: 'Get an invoice with its payments', description: 'The `ETag` header holds the version for `If-Match`.' })
+  @ApiParam({ name: 'id', example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiResponse({ status: 200, type: InvoiceDetailResponse, headers: { ETag: { description: 'Strong entity tag: the version, e.g. "3"', schema: { type: 'string' } } } })
+  @ApiResponse({ status: 404, type: ProblemResponse, description: "not_found (also for another tenant's or a malformed id)" })
+  async get(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<InvoiceDetailView> {
+    const invoice = await this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));
+    etag(reply, invoice);
+    return invoice;
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequireScopes('invoices:write')
+  @ApiOperation({
+    summary: 'Create an invoice',
+    description:
+      'Created `open` (finalized) unless `status: "draft"`. Takes `customer_id`, or `customer{...}` matched by id, external_id, then email (case-insensitive), and created when none matches. Honours Idempotency-Key.',
+  })
+  @ApiResponse({ status: 201, type: InvoiceDetailResponse, headers: { ETag: { description: 'Strong entity tag: the version', schema: { type: 'string' } } } })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed (line math, currency other than the customer\'s, read-only field...)' })
+  @ApiResponse({ status: 404, type: ProblemResponse, description: 'customer_id not found' })
+  @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict: duplicate number or customer external_id' })
+  async create(
+    @CurrentClient() client: AuthenticatedClient,
+    @Body() body: CreateInvoiceRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<InvoiceDetailView> {
+    const id = await this.commands.execute<string>(new CreateInvoiceCommand(client.tenantId, body as unknown as CreateInvoiceInput));
+    const invoice = await this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));
+    etag(reply, invoice);
+    return invoice;
+  }
+
+  @Patch(':id')
+  @RequireScopes('invoices:write')
+  @ApiOperation({
+    summary: 'Update an invoice, change its status or dispute',
+    description:
+      'draft: any field; open/partially_paid: due_date, po_number, memo, metadata, dispute, status, line_items (new total ≥ amount_paid); uncollectible: status, memo, metadata, dispute; paid/void: memo, metadata. Other fields: 409 invalid_state. Read-only fields: 400.',
+  })
+  @ApiParam({ name: 'id', example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'The ETag from a previous response; 412 when the invoice changed since' })
+  @ApiResponse({ status: 200, type: InvoiceDetailResponse, headers: { ETag: { description: 'Strong entity tag: the new version', schema: { type: 'string' } } } })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed (unknown status, read-only field, bad value)' })
+  @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found' })
+  @ApiResponse({ status: 409, type: ProblemResponse, description: 'invalid_state (transition or field not allowed in this status) or conflict (duplicate number)' })
+  @ApiResponse({ status: 412, type: ProblemResponse, description: 'precondition_failed: If-Match does not match the current version' })
+  async update(
+    @CurrentClient() client: AuthenticatedClient,
+    @Param('id') id: string,
+    @Body() body: UpdateInvoiceRequest,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<InvoiceDetailView> {
+    await this.commands.execute(new UpdateInvoiceCommand(client.tenantId, id, body as unknown as UpdateInvoiceInput, parseIfMatch(ifMatch)));
+    const invoice = await this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));
+    etag(reply, invoice);
+    return invoice;
+  }
+}

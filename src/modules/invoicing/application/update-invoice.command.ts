@@ -1,0 +1,58 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Clock } from '../../../shared/domain/clock';
+import { NotFoundError, PreconditionFailedError } from '../../../shared/domain/domain-error';
+import { isValidId } from '../../../shared/domain/ids';
+import { CustomerRepository } from '../../customers';
+import { InvoiceCustomer, InvoicePatch } from '../domain/invoice.aggregate';
+import { InvoiceRepository } from '../domain/invoice.repository';
+import { toInvoiceCustomer } from './create-invoice.command';
+
+export interface UpdateInvoiceInput extends Omit<InvoicePatch, 'customer'> {
+  customer_id?: string;
+}
+
+export class UpdateInvoiceCommand {
+  /** `ifMatch`: versions from If-Match (`*` = any); undefined when the header was not sent. */
+  constructor(
+    readonly tenantId: string,
+    readonly invoiceId: string,
+    readonly input: UpdateInvoiceInput,
+    readonly ifMatch?: number[] | '*',
+  ) {}
+}
+
+@CommandHandler(UpdateInvoiceCommand)
+export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceCommand, void> {
+  constructor(
+    private readonly invoices: InvoiceRepository,
+    private readonly customers: CustomerRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute({ tenantId, invoiceId, input, ifMatch }: UpdateInvoiceCommand): Promise<void> {
+    const peek = isValidId(invoiceId, 'inv') ? await this.invoices.findById(tenantId, invoiceId) : null;
+    if (!peek) throw new NotFoundError('Invoice', invoiceId);
+    // Lock order everywhere: customer row, then invoice rows. Ledger writes lock the customer
+    // row anyway; taking it first keeps an invoice edit and a payment for the same customer
+    // from deadlocking.
+    await this.customers.findByIdForUpdate(tenantId, peek.customerId);
+    const invoice = await this.invoices.findByIdForUpdate(tenantId, invoiceId);
+    if (!invoice) throw new NotFoundError('Invoice', invoiceId);
+    if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.includes(invoice.version)) {
+      throw new PreconditionFailedError(`The invoice is at version ${invoice.version}; If-Match does not match it.`);
+    }
+    const { customer_id, ...rest } = input;
+    const patch: InvoicePatch = { ...rest };
+    if (customer_id !== undefined) patch.customer = await this.targetCustomer(tenantId, customer_id, invoice.status === 'draft');
+    invoice.update(patch, this.clock.now());
+    await this.invoices.save(invoice);
+  }
+
+  /** Only drafts may change customer; otherwise the aggregate refuses the field (409) before looking at it. */
+  private async targetCustomer(tenantId: string, customerId: string, isDraft: boolean): Promise<InvoiceCustomer> {
+    if (!isDraft) return { id: customerId, name: '', email: null, currency: '', paymentTermsDays: 0 };
+    const customer = isValidId(customerId, 'cus') ? await this.customers.findById(tenantId, customerId) : null;
+    if (!customer) throw new NotFoundError('Customer', customerId);
+    return toInvoiceCustomer(customer);
+  }
+}

@@ -1,0 +1,181 @@
+import { Injectable } from '@nestjs/common';
+import { Clock, isDateString } from '../../../shared/domain/clock';
+import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
+import { isValidId } from '../../../shared/domain/ids';
+import { Page, parseSort, SortSpec } from '../../../shared/domain/pagination';
+import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../customers';
+import { InvoiceJson, presentInvoice } from '../domain/invoice.snapshot';
+import { INVOICE_STATUSES, isInvoiceStatus } from '../domain/invoice-status';
+import { INVOICE_FROM, INVOICE_SELECT, InvoiceMapper, InvoiceRow } from './invoice.mapper';
+
+export interface InvoicePaymentView {
+  payment_id: string;
+  application_id: string;
+  amount: number;
+  applied_at: string;
+}
+
+export interface InvoiceDetailView extends InvoiceJson {
+  payments: InvoicePaymentView[];
+}
+
+/** Raw list query parameters (strings, as they arrive). */
+export interface InvoiceListFilters {
+  status?: string;
+  customer_id?: string;
+  currency?: string;
+  number?: string;
+  overdue?: string;
+  disputed?: string;
+  issue_date_from?: string;
+  issue_date_to?: string;
+  due_date_from?: string;
+  due_date_to?: string;
+  amount_due_min?: string;
+  amount_due_max?: string;
+  sort?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+const SORT_FIELDS = ['created_at', 'issue_date', 'due_date', 'number', 'total', 'amount_due'] as const;
+type SortField = (typeof SORT_FIELDS)[number];
+// Each is served by an index (tenant_id, column, id) created in the migration.
+const SORT_COLUMNS: Record<SortField, KeysetColumn> = {
+  created_at: { sql: 'i.created_at', type: 'timestamptz' },
+  issue_date: { sql: 'i.issue_date', type: 'date' },
+  due_date: { sql: 'i.due_date', type: 'date' },
+  number: { sql: 'i.number', type: 'text' },
+  total: { sql: 'i.total', type: 'bigint' },
+  amount_due: { sql: 'i.amount_due', type: 'bigint' },
+};
+
+const OVERDUE_SQL = `(i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < $2::date)`;
+const PROBE_TTL_MS = 30_000;
+
+function dateFilter(field: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isDateString(value)) throw ValidationError.field(field, `${field} must be a date in YYYY-MM-DD form`);
+  return value;
+}
+
+function amountFilter(field: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw ValidationError.field(field, `${field} must be a non-negative integer in minor units`);
+  return n;
+}
+
+function range(fromField: string, from: string | number | undefined, to: string | number | undefined): void {
+  if (from !== undefined && to !== undefined && from > to) {
+    throw ValidationError.field(fromField, `${fromField} must not be after ${fromField.replace(/_(from|min)$/, (m) => (m === '_from' ? '_to' : '_max'))}`);
+  }
+}
+
+/** Invoice list and detail read straight from SQL into the public representation. */
+@Injectable()
+export class InvoiceReadModel {
+  private applicationsTable = false;
+  private probedAt = 0;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(tenantId: string, raw: InvoiceListFilters): Promise<Page<InvoiceJson>> {
+    const sort = parseSort<SortField>(raw.sort, SORT_FIELDS);
+    const statuses = raw.status === undefined ? undefined : [...new Set(raw.status.split(',').map((s) => s.trim()))].sort();
+    if (statuses && (statuses.length === 0 || statuses.some((s) => !isInvoiceStatus(s)))) {
+      throw ValidationError.field('status', `status must be a comma list of ${INVOICE_STATUSES.join(', ')}`);
+    }
+    const currency = raw.currency === undefined ? undefined : raw.currency.toLowerCase();
+    if (currency !== undefined && !/^[a-z]{3}$/.test(currency)) throw ValidationError.field('currency', 'currency must be a three-letter ISO 4217 code');
+    const number = raw.number?.trim();
+    if (number !== undefined && (number.length === 0 || number.length > 64)) throw ValidationError.field('number', 'number must be 1 to 64 characters');
+    const filters = {
+      status: statuses,
+      customer_id: raw.customer_id,
+      currency,
+      number: number?.toLowerCase(),
+      overdue: parseBooleanFlag('overdue', raw.overdue),
+      disputed: parseBooleanFlag('disputed', raw.disputed),
+      issue_date_from: dateFilter('issue_date_from', raw.issue_date_from),
+      issue_date_to: dateFilter('issue_date_to', raw.issue_date_to),
+      due_date_from: dateFilter('due_date_from', raw.due_date_from),
+      due_date_to: dateFilter('due_date_to', raw.due_date_to),
+      amount_due_min: amountFilter('amount_due_min', raw.amount_due_min),
+      amount_due_max: amountFilter('amount_due_max', raw.amount_due_max),
+    };
+    range('issue_date_from', filters.issue_date_from, filters.issue_date_to);
+    range('due_date_from', filters.due_date_from, filters.due_date_to);
+    range('amount_due_min', filters.amount_due_min, filters.amount_due_max);
+    const list = parseListParams(raw, { ...filters, sort: `${sort.direction}:${sort.field}` });
+
+    const today = this.clock.today();
+    const params: unknown[] = [tenantId, today];
+    const where = ['i.tenant_id = $1'];
+    const add = (sql: (p: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (filters.status) add((p) => `i.status = ANY(${p}::text[])`, filters.status);
+    if (filters.customer_id !== undefined) add((p) => `i.customer_id = ${p}`, filters.customer_id);
+    if (filters.currency) add((p) => `i.currency = ${p}`, filters.currency);
+    if (filters.number) add((p) => `lower(i.number) = ${p}`, filters.number);
+    if (filters.overdue !== undefined) where.push(filters.overdue ? OVERDUE_SQL : `NOT ${OVERDUE_SQL}`);
+    if (filters.disputed !== undefined) where.push(filters.disputed ? `i.dispute_status = 'open'` : `i.dispute_status IS DISTINCT FROM 'open'`);
+    if (filters.issue_date_from) add((p) => `i.issue_date >= ${p}::date`, filters.issue_date_from);
+    if (filters.issue_date_to) add((p) => `i.issue_date <= ${p}::date`, filters.issue_date_to);
+    if (filters.due_date_from) add((p) => `i.due_date >= ${p}::date`, filters.due_date_from);
+    if (filters.due_date_to) add((p) => `i.due_date <= ${p}::date`, filters.due_date_to);
+    if (filters.amount_due_min !== undefined) add((p) => `i.amount_due >= ${p}`, filters.amount_due_min);
+    if (filters.amount_due_max !== undefined) add((p) => `i.amount_due <= ${p}`, filters.amount_due_max);
+    const column = SORT_COLUMNS[sort.field];
+    where.push(keysetCondition(column, 'i.id', sort as SortSpec<string>, list.cursor, params));
+    params.push(list.limit + 1);
+    // $2 (today) is referenced by the overdue filter only; the cast keeps its type known otherwise.
+    const rows = await this.uow.query<InvoiceRow & { _keyset_value: string }>(
+      `SELECT ${INVOICE_SELECT}, ${keysetValue(column)}, $2::date AS _today
+         FROM ${INVOICE_FROM}
+        WHERE ${where.join(' AND ')}
+        ORDER BY ${keysetOrder(column, 'i.id', sort as SortSpec<string>)}
+        LIMIT $${params.length}`,
+      params,
+    );
+    return toPage(rows, list, (row) => presentInvoice(InvoiceMapper.toSnapshot(row), today));
+  }
+
+  async get(tenantId: string, id: string): Promise<InvoiceDetailView> {
+    if (!isValidId(id, 'inv')) throw new NotFoundError('Invoice', id);
+    const [row] = await this.uow.query<InvoiceRow>(`SELECT ${INVOICE_SELECT} FROM ${INVOICE_FROM} WHERE i.tenant_id = $1 AND i.id = $2`, [tenantId, id]);
+    if (!row) throw new NotFoundError('Invoice', id);
+    return { ...presentInvoice(InvoiceMapper.toSnapshot(row), this.clock.today()), payments: await this.payments(tenantId, id) };
+  }
+
+  /**
+   * The invoice's active payment applications. They live in the payments module's
+   * `payment_applications` table (contract §8); before that table exists the list is empty.
+   */
+  private async payments(tenantId: string, invoiceId: string): Promise<InvoicePaymentView[]> {
+    if (!(await this.hasApplicationsTable())) return [];
+    const rows = await this.uow.query<{ payment_id: string; application_id: string; amount: string; applied_at: Date }>(
+      `SELECT payment_id, id AS application_id, amount::text AS amount, applied_at
+         FROM payment_applications
+        WHERE tenant_id = $1 AND invoice_id = $2 AND reversed_at IS NULL
+        ORDER BY applied_at, id`,
+      [tenantId, invoiceId],
+    );
+    return rows.map((r) => ({ payment_id: r.payment_id, application_id: r.application_id, amount: toSafeNumber(r.amount), applied_at: r.applied_at.toISOString() }));
+  }
+
+  private async hasApplicationsTable(): Promise<boolean> {
+    if (this.applicationsTable || Date.now() - this.probedAt < PROBE_TTL_MS) return this.applicationsTable;
+    const [row] = await this.uow.query<{ ok: boolean }>(`SELECT to_regclass('payment_applications') IS NOT NULL AS ok`);
+    this.applicationsTable = row.ok;
+    this.probedAt = Date.now();
+    return this.applicationsTable;
+  }
+}

@@ -1,0 +1,108 @@
+import { toNullableNumber, toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { Invoice } from '../domain/invoice.aggregate';
+import { InvoiceSnapshot } from '../domain/invoice.snapshot';
+import { InvoiceStatus } from '../domain/invoice-status';
+import { LineItemSnapshot } from '../domain/line-item.value-object';
+
+/** An invoices row joined with its customer's name and email, as pg returns it. */
+export interface InvoiceRow {
+  tenant_id: string;
+  id: string;
+  number: string;
+  customer_id: string;
+  customer_name: string | null;
+  customer_email: string | null;
+  status: InvoiceStatus;
+  currency: string;
+  issue_date: string;
+  due_date: string;
+  po_number: string | null;
+  memo: string | null;
+  line_items: LineItemSnapshot[];
+  subtotal: string;
+  discount_total: string;
+  tax_total: string;
+  total: string;
+  amount_paid: string;
+  dispute_status: 'open' | 'resolved' | null;
+  dispute_reason: string | null;
+  dispute_amount: string | null;
+  dispute_opened_at: Date | null;
+  dispute_resolved_at: Date | null;
+  metadata: Record<string, unknown>;
+  finalized_at: Date | null;
+  paid_at: Date | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Select list for InvoiceRow; `i` is invoices, `c` its customer. Dates as text: no time zone games. */
+export const INVOICE_SELECT = `i.tenant_id, i.id, i.number, i.customer_id, c.name AS customer_name, c.email AS customer_email,
+       i.status, i.currency, i.issue_date::text AS issue_date, i.due_date::text AS due_date, i.po_number, i.memo, i.line_items,
+       i.subtotal::text AS subtotal, i.discount_total::text AS discount_total, i.tax_total::text AS tax_total, i.total::text AS total,
+       i.amount_paid::text AS amount_paid, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
+       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.finalized_at, i.paid_at, i.version, i.created_at, i.updated_at`;
+
+export const INVOICE_FROM = `invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id`;
+
+/** Columns written on insert, in the order of `InvoiceMapper.toValues`. */
+export const INVOICE_COLUMNS = [
+  'tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo',
+  'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason',
+  'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'version',
+  'created_at', 'updated_at',
+] as const;
+
+export const InvoiceMapper = {
+  toSnapshot(row: InvoiceRow): InvoiceSnapshot {
+    return {
+      tenantId: row.tenant_id,
+      id: row.id,
+      number: row.number,
+      customerId: row.customer_id,
+      customer: row.customer_name === null ? null : { id: row.customer_id, name: row.customer_name, email: row.customer_email },
+      status: row.status,
+      currency: row.currency,
+      issueDate: row.issue_date,
+      dueDate: row.due_date,
+      poNumber: row.po_number,
+      memo: row.memo,
+      lineItems: row.line_items,
+      subtotal: toSafeNumber(row.subtotal),
+      discountTotal: toSafeNumber(row.discount_total),
+      taxTotal: toSafeNumber(row.tax_total),
+      total: toSafeNumber(row.total),
+      amountPaid: toSafeNumber(row.amount_paid),
+      dispute: row.dispute_status
+        ? {
+            status: row.dispute_status,
+            reason: row.dispute_reason ?? '',
+            amount: toNullableNumber(row.dispute_amount) ?? 0,
+            openedAt: row.dispute_opened_at!,
+            resolvedAt: row.dispute_resolved_at,
+          }
+        : null,
+      metadata: row.metadata ?? {},
+      finalizedAt: row.finalized_at,
+      paidAt: row.paid_at,
+      version: row.version,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  },
+
+  toDomain(row: InvoiceRow): Invoice {
+    return Invoice.restore(InvoiceMapper.toSnapshot(row));
+  },
+
+  /** Values in INVOICE_COLUMNS order. */
+  toValues(s: InvoiceSnapshot): unknown[] {
+    return [
+      s.tenantId, s.id, s.number, s.customerId, s.status, s.currency, s.issueDate, s.dueDate, s.poNumber, s.memo,
+      JSON.stringify(s.lineItems), s.subtotal, s.discountTotal, s.taxTotal, s.total, s.amountPaid,
+      s.dispute?.status ?? null, s.dispute?.reason ?? null, s.dispute?.amount ?? null, s.dispute?.openedAt ?? null,
+      s.dispute?.resolvedAt ?? null, JSON.stringify(s.metadata), s.finalizedAt, s.paidAt, s.version, s.createdAt, s.updatedAt,
+    ];
+  },
+};

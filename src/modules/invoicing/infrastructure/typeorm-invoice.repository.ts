@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError } from '../../../shared/domain/domain-error';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { LedgerWriter, ReceivablesProjection } from '../../customers';
+import { Invoice } from '../domain/invoice.aggregate';
+import { InvoiceRepository, OpenInvoiceQuery } from '../domain/invoice.repository';
+import { INVOICE_COLUMNS, INVOICE_FROM, INVOICE_SELECT, InvoiceMapper, InvoiceRow } from './invoice.mapper';
+
+/** Columns an update may change (tenant, id and created_at never change). */
+const UPDATABLE = INVOICE_COLUMNS.filter((c) => c !== 'tenant_id' && c !== 'id' && c !== 'created_at');
+
+/**
+ * Raw SQL on the unit of work's transaction. `FOR UPDATE OF i` locks the invoice row only
+ * (not its customer); several rows are locked in id order so concurrent lockers queue
+ * instead of deadlocking.
+ */
+@Injectable()
+export class TypeormInvoiceRepository extends InvoiceRepository {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly ledger: LedgerWriter,
+    private readonly receivables: ReceivablesProjection,
+  ) {
+    super();
+  }
+
+  async findById(tenantId: string, id: string): Promise<Invoice | null> {
+    const [invoice] = await this.load(`i.tenant_id = $1 AND i.id = $2`, [tenantId, id]);
+    return invoice ?? null;
+  }
+
+  async findByIdForUpdate(tenantId: string, id: string): Promise<Invoice | null> {
+    const [invoice] = await this.load(`i.tenant_id = $1 AND i.id = $2`, [tenantId, id], 'FOR UPDATE OF i');
+    return invoice ?? null;
+  }
+
+  findByIdsForUpdate(tenantId: string, ids: readonly string[]): Promise<Invoice[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.load(`i.tenant_id = $1 AND i.id = ANY($2::text[])`, [tenantId, [...new Set(ids)]], 'ORDER BY i.id FOR UPDATE OF i');
+  }
+
+  findOpenForCustomer(tenantId: string, customerId: string, currency: string, query: OpenInvoiceQuery): Promise<Invoice[]> {
+    // Served by invoices_open_idx (tenant_id, customer_id, currency, due_date, id).
+    const lock = query.forUpdate ? ' FOR UPDATE OF i' : '';
+    return this.load(
+      `i.tenant_id = $1 AND i.customer_id = $2 AND i.currency = $3 AND i.status IN ('open', 'partially_paid')`,
+      [tenantId, customerId, currency.toLowerCase(), query.limit],
+      `ORDER BY i.due_date, i.id LIMIT $4${lock}`,
+    );
+  }
+
+  findByNumbers(tenantId: string, numbers: readonly string[]): Promise<Invoice[]> {
+    if (numbers.length === 0) return Promise.resolve([]);
+    return this.load(`i.tenant_id = $1 AND lower(i.number) = ANY($2::text[])`, [tenantId, [...new Set(numbers.map((n) => n.toLowerCase()))]], 'ORDER BY i.id');
+  }
+
+  async save(invoice: Invoice): Promise<void> {
+    const s = invoice.toSnapshot();
+    if (!invoice.isNew && s.version === invoice.expectedVersion) return; // nothing changed
+    const values = InvoiceMapper.toValues(s);
+    try {
+      if (invoice.isNew) {
+        await this.uow.query(
+          `INSERT INTO invoices (${INVOICE_COLUMNS.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
+          values,
+        );
+      } else {
+        const byColumn = new Map(INVOICE_COLUMNS.map((c, i) => [c as string, values[i]]));
+        const params: unknown[] = [s.tenantId, s.id, invoice.expectedVersion];
+        const sets = UPDATABLE.map((c) => {
+          params.push(byColumn.get(c));
+          return `${c} = $${params.length}`;
+        });
+        const rows = await this.uow.query(
+          `UPDATE invoices SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 AND version = $3 RETURNING id`,
+          params,
+        );
+        if (rows.length === 0) throw new ConflictError(`Invoice ${s.number} was changed concurrently; retry.`);
+      }
+    } catch (error) {
+      if ((error as { constraint?: string }).constraint === 'invoices_number_key') {
+        throw new ConflictError(`An invoice numbered ${s.number} already exists.`);
+      }
+      throw error;
+    }
+    invoice.markPersisted();
+    for (const m of invoice.pullMovements()) {
+      await this.ledger.post({
+        tenantId: s.tenantId,
+        customerId: s.customerId,
+        entryDate: m.date,
+        type: m.type,
+        sourceType: 'invoice',
+        sourceId: s.id,
+        reference: s.number,
+        description: m.description,
+        debit: m.debit,
+        credit: m.credit,
+      });
+    }
+    await this.receivables.refresh(s.tenantId, [s.customerId]);
+    await this.uow.publish(invoice.pullEvents());
+  }
+
+  private async load(where: string, params: unknown[], tail = ''): Promise<Invoice[]> {
+    const rows = await this.uow.query<InvoiceRow>(`SELECT ${INVOICE_SELECT} FROM ${INVOICE_FROM} WHERE ${where} ${tail}`, params);
+    return rows.map((r) => InvoiceMapper.toDomain(r));
+  }
+}
