@@ -53,6 +53,18 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
     void reply.header('X-Request-Id', request.id);
     done(acceptsBody(request.method, request.headers, request.url) ? undefined : UNSUPPORTED_MEDIA_TYPE);
   });
+  // Once closing, requests still in flight are answered with `Connection: close`: Node closes
+  // only connections idle at close time, so a keep-alive client would otherwise hold the
+  // drain open until the server's keep-alive timeout (72 s).
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) void reply.header('Connection', 'close');
+    done(null, payload);
+  });
   registerMetrics(fastify);
 
   app.setGlobalPrefix(API_PREFIX, {

@@ -20,11 +20,19 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal} received: draining in-flight requests`);
+    let code = 0;
     try {
+      // Nest's close() runs onModuleDestroy hooks (pools, workers) before it closes the HTTP
+      // server, which would pull the database from under requests still in flight. Closing the
+      // server first stops new connections and waits until in-flight requests are answered.
+      await app.getHttpAdapter().close();
       await app.close();
       await db.stop();
+    } catch (error) {
+      process.stderr.write(`shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      code = 1;
     } finally {
-      process.exit(0);
+      process.exit(code);
     }
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
