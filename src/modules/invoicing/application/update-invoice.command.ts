@@ -30,13 +30,9 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
   ) {}
 
   async execute({ tenantId, invoiceId, input, ifMatch }: UpdateInvoiceCommand): Promise<void> {
-    const peek = isValidId(invoiceId, 'inv') ? await this.invoices.findById(tenantId, invoiceId) : null;
-    if (!peek) throw new NotFoundError('Invoice', invoiceId);
-    // Lock order everywhere: customer row, then invoice rows. Ledger writes lock the customer
-    // row anyway; taking it first keeps an invoice edit and a payment for the same customer
-    // from deadlocking.
-    await this.customers.findByIdForUpdate(tenantId, peek.customerId);
-    const invoice = await this.invoices.findByIdForUpdate(tenantId, invoiceId);
+    // Lock order everywhere: invoice rows (by id), then the customer row (ledger writes and
+    // figures), as payments do (payment, invoices, customer), so the two cannot deadlock.
+    const invoice = isValidId(invoiceId, 'inv') ? await this.invoices.findByIdForUpdate(tenantId, invoiceId) : null;
     if (!invoice) throw new NotFoundError('Invoice', invoiceId);
     if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.includes(invoice.version)) {
       throw new PreconditionFailedError(`The invoice is at version ${invoice.version}; If-Match does not match it.`);

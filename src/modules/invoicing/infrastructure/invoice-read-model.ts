@@ -53,7 +53,6 @@ const SORT_COLUMNS: Record<SortField, KeysetColumn> = {
 };
 
 const OVERDUE_SQL = `(i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < $2::date)`;
-const PROBE_TTL_MS = 30_000;
 
 function dateFilter(field: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -77,9 +76,6 @@ function range(fromField: string, from: string | number | undefined, to: string 
 /** Invoice list and detail read straight from SQL into the public representation. */
 @Injectable()
 export class InvoiceReadModel {
-  private applicationsTable = false;
-  private probedAt = 0;
-
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
@@ -155,12 +151,8 @@ export class InvoiceReadModel {
     return { ...presentInvoice(InvoiceMapper.toSnapshot(row), this.clock.today()), payments: await this.payments(tenantId, id) };
   }
 
-  /**
-   * The invoice's active payment applications. They live in the payments module's
-   * `payment_applications` table (contract §8); before that table exists the list is empty.
-   */
+  /** The invoice's active payment applications (the payments module's `payment_applications`). */
   private async payments(tenantId: string, invoiceId: string): Promise<InvoicePaymentView[]> {
-    if (!(await this.hasApplicationsTable())) return [];
     const rows = await this.uow.query<{ payment_id: string; application_id: string; amount: string; applied_at: Date }>(
       `SELECT payment_id, id AS application_id, amount::text AS amount, applied_at
          FROM payment_applications
@@ -169,13 +161,5 @@ export class InvoiceReadModel {
       [tenantId, invoiceId],
     );
     return rows.map((r) => ({ payment_id: r.payment_id, application_id: r.application_id, amount: toSafeNumber(r.amount), applied_at: r.applied_at.toISOString() }));
-  }
-
-  private async hasApplicationsTable(): Promise<boolean> {
-    if (this.applicationsTable || Date.now() - this.probedAt < PROBE_TTL_MS) return this.applicationsTable;
-    const [row] = await this.uow.query<{ ok: boolean }>(`SELECT to_regclass('payment_applications') IS NOT NULL AS ok`);
-    this.applicationsTable = row.ok;
-    this.probedAt = Date.now();
-    return this.applicationsTable;
   }
 }
