@@ -4,6 +4,10 @@ import { GetCustomerHandler } from './application/get-customer.query';
 import { ListCustomersHandler } from './application/list-customers.query';
 import { UpdateCustomerHandler } from './application/update-customer.command';
 import { CustomersController } from './api/customers.controller';
+import { StatementController } from './api/statement.controller';
+import { GetCustomerStatementHandler } from './application/get-customer-statement.query';
+import { StatementPdfRenderer } from './infrastructure/statement-pdf.renderer';
+import { StatementReadModel } from './infrastructure/statement-read-model';
 import { CustomerRepository } from './domain/customer.repository';
 import { CustomerReadModel } from './infrastructure/customer-read-model';
 import { LedgerWriter } from './infrastructure/ledger.writer';
@@ -12,7 +16,7 @@ import { ReceivablesProjection } from './infrastructure/receivables.projection';
 import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.repository';
 
 @Module({
-  controllers: [CustomersController],
+  controllers: [CustomersController, StatementController],
   providers: [
     { provide: CustomerRepository, useClass: TypeormCustomerRepository },
     LedgerWriter,
@@ -23,6 +27,9 @@ import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.rep
     UpdateCustomerHandler,
     GetCustomerHandler,
     ListCustomersHandler,
+    StatementReadModel,
+    StatementPdfRenderer,
+    GetCustomerStatementHandler,
   ],
   exports: [CustomerRepository, LedgerWriter, ReceivablesProjection],
 })

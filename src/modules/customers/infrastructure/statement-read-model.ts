@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { Clock, isDateString } from '../../../shared/domain/clock';
+import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
+import { isValidId } from '../../../shared/domain/ids';
+import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { Aging } from '../domain/aging';
+import { BillingAddress } from '../domain/customer.aggregate';
+import { LedgerEntryType } from '../domain/ledger-entry';
+import { agingFromRow, agingSelectList, OPEN_INVOICE_SQL } from './aging.sql';
+
+export interface StatementLine {
+  date: string;
+  type: LedgerEntryType;
+  reference: string | null;
+  description: string;
+  debit: number;
+  credit: number;
+  /** running balance after this line */
+  balance: number;
+}
+
+export interface StatementView {
+  customer: { id: string; name: string; email: string | null; external_id: string | null; billing_address: BillingAddress | null };
+  currency: string;
+  from: string;
+  to: string;
+  opening_balance: number;
+  lines: StatementLine[];
+  total_debits: number;
+  total_credits: number;
+  closing_balance: number;
+  aging: Aging;
+  generated_at: string;
+}
+
+/** What a printed statement adds to the JSON: who issues it. */
+export interface StatementDocument extends StatementView {
+  tenant: { id: string; name: string };
+}
+
+interface EntryRow {
+  date: string;
+  type: LedgerEntryType;
+  reference: string | null;
+  description: string;
+  debit: string;
+  credit: string;
+}
+
+/**
+ * Balance-forward statements (contract §9) read from the customer's receivables ledger:
+ * opening balance = the entries before `from`, then every entry of the period in posting
+ * order with a running balance. By construction opening + debits − credits = closing, and
+ * closing is the ledger sum up to `to`, i.e. the customer's balance as of `to`.
+ * Aging buckets the open amount due by days past due as of `to`.
+ */
+@Injectable()
+export class StatementReadModel {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  /** `from`/`to` default to the first of this month and today; `from` after `to` is a 400. */
+  period(from: string | undefined, to: string | undefined): { from: string; to: string } {
+    for (const [field, value] of [['from', from], ['to', to]] as const) {
+      if (value !== undefined && !isDateString(value)) throw ValidationError.field(field, `${field} must be a date (YYYY-MM-DD)`);
+    }
+    const today = this.clock.today();
+    const period = { from: from ?? `${today.slice(0, 8)}01`, to: to ?? today };
+    if (period.from > period.to) throw ValidationError.field('from', `from (${period.from}) must not be after to (${period.to})`);
+    return period;
+  }
+
+  async get(tenantId: string, customerId: string, rawFrom?: string, rawTo?: string): Promise<StatementDocument> {
+    const { from, to } = this.period(rawFrom, rawTo);
+    if (!isValidId(customerId, 'cus')) throw new NotFoundError('Customer', customerId);
+    const [customer] = await this.uow.query<StatementView['customer'] & { currency: string; tenant_name: string }>(
+      `SELECT c.id, c.name, c.email, c.external_id, c.billing_address, c.currency, t.name AS tenant_name
+         FROM customers c JOIN tenants t ON t.id = c.tenant_id
+        WHERE c.tenant_id = $1 AND c.id = $2`,
+      [tenantId, customerId],
+    );
+    if (!customer) throw new NotFoundError('Customer', customerId);
+
+    const [[opening], entries, [aging]] = await Promise.all([
+      this.uow.query<{ balance: string }>(
+        `SELECT COALESCE(SUM(debit - credit), 0)::text AS balance FROM ledger_entries
+          WHERE tenant_id = $1 AND customer_id = $2 AND entry_date < $3::date`,
+        [tenantId, customerId, from],
+      ),
+      this.uow.query<EntryRow>(
+        `SELECT to_char(entry_date, 'YYYY-MM-DD') AS date, type, reference, description, debit::text, credit::text
+           FROM ledger_entries
+          WHERE tenant_id = $1 AND customer_id = $2 AND entry_date BETWEEN $3::date AND $4::date
+          ORDER BY entry_date, seq`,
+        [tenantId, customerId, from, to],
+      ),
+      this.uow.query<Record<string, string>>(
+        `SELECT ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
+           FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}`,
+        [tenantId, customerId, to],
+      ),
+    ]);
+
+    const openingBalance = toSafeNumber(opening.balance);
+    let balance = openingBalance;
+    let totalDebits = 0;
+    let totalCredits = 0;
+    const lines = entries.map((e): StatementLine => {
+      const debit = toSafeNumber(e.debit);
+      const credit = toSafeNumber(e.credit);
+      totalDebits += debit;
+      totalCredits += credit;
+      balance += debit - credit;
+      return { date: e.date, type: e.type, reference: e.reference, description: e.description, debit, credit, balance };
+    });
+    return {
+      tenant: { id: tenantId, name: customer.tenant_name },
+      customer: { id: customer.id, name: customer.name, email: customer.email, external_id: customer.external_id, billing_address: customer.billing_address },
+      currency: customer.currency,
+      from,
+      to,
+      opening_balance: openingBalance,
+      lines,
+      total_debits: totalDebits,
+      total_credits: totalCredits,
+      closing_balance: balance,
+      aging: agingFromRow(aging),
+      generated_at: this.clock.now().toISOString(),
+    };
+  }
+}
