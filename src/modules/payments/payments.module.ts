@@ -1,4 +1,31 @@
 import { Module } from '@nestjs/common';
+import { CustomersModule } from '../customers';
+import { InvoicingModule } from '../invoicing';
+import { PaymentsController } from './api/payments.controller';
+import { AutoMatchPaymentHandler } from './application/auto-match-payment.handler';
+import { GetPaymentHandler } from './application/get-payment.query';
+import { ListPaymentsHandler } from './application/list-payments.query';
+import { MatchPaymentHandler } from './application/match-payment.command';
+import { RecordPaymentHandler } from './application/record-payment.command';
+import { ReverseApplicationHandler } from './application/reverse-application.command';
+import { PaymentRepository } from './domain/payment.repository';
+import { PaymentReadModel } from './infrastructure/payment-read-model';
+import { SqlMatchCandidateSource } from './infrastructure/sql-match-candidate.source';
+import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repository';
 
-@Module({})
+@Module({
+  imports: [CustomersModule, InvoicingModule],
+  controllers: [PaymentsController],
+  providers: [
+    { provide: PaymentRepository, useClass: TypeormPaymentRepository },
+    SqlMatchCandidateSource,
+    PaymentReadModel,
+    AutoMatchPaymentHandler,
+    RecordPaymentHandler,
+    MatchPaymentHandler,
+    ReverseApplicationHandler,
+    GetPaymentHandler,
+    ListPaymentsHandler,
+  ],
+})
 export class PaymentsModule {}
