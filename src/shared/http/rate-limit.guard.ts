@@ -41,7 +41,9 @@ export class RateLimitGuard implements CanActivate {
     http.getRequest().rateLimit = state;
     const reply = http.getResponse<FastifyReply>();
     for (const [name, value] of Object.entries(rateLimitHeaders(state))) void reply.header(name, value);
-    if (!state.allowed) {
+    // A public route (the status endpoint above all) answers even an exhausted client: it is
+    // where that client reads when it may call again.
+    if (!state.allowed && !isPublic) {
       throw new HttpProblem('rate_limited', `Rate limit of ${limit} requests per ${window} s reached.`, { 'Retry-After': String(state.reset) });
     }
     return true;
