@@ -1,0 +1,272 @@
+import { FixedClock } from '../../../src/shared/domain/clock';
+import { ConflictError, InvalidStateError, ValidationError } from '../../../src/shared/domain/domain-error';
+import { Money } from '../../../src/shared/domain/money';
+import { INVOICE_STATUSES, Invoice, InvoicePatch, InvoiceStatus } from '../../../src/modules/invoicing';
+import { CUSTOMER, InvoiceMother, NOW } from '../../support/mothers/invoice.mother';
+
+const LATER = new Date('2026-03-20T09:00:00Z');
+const usd = (n: number) => Money.of(n, 'usd');
+const types = (invoice: Invoice) => invoice.pullEvents().map((e) => e.type);
+
+describe('Invoice creation', () => {
+  it('is open by default: created and finalized, a ledger debit of the total dated the issue date', () => {
+    const invoice = InvoiceMother.create();
+    expect(invoice.status).toBe('open');
+    expect(invoice.version).toBe(1);
+    expect(invoice.pullMovements()).toEqual([{ type: 'invoice', date: '2026-03-01', debit: 10000, credit: 0, description: 'Invoice INV-000001' }]);
+    const events = invoice.pullEvents();
+    expect(events.map((e) => e.type)).toEqual(['invoice.created', 'invoice.finalized']);
+    expect(events[0].data.object).toMatchObject({ id: invoice.id, number: 'INV-000001', status: 'open', total: 10000, amount_due: 10000, version: 1 });
+  });
+
+  it('as a draft records only invoice.created and moves no balance', () => {
+    const invoice = InvoiceMother.create({ status: 'draft' });
+    expect(invoice.status).toBe('draft');
+    expect(types(invoice)).toEqual(['invoice.created']);
+    expect(invoice.pullMovements()).toEqual([]);
+  });
+
+  it("takes the customer's currency and payment terms by default", () => {
+    const json = InvoiceMother.create({ issueDate: '2026-01-31' }).toJSON('2026-03-15');
+    expect(json).toMatchObject({ currency: 'usd', issue_date: '2026-01-31', due_date: '2026-03-02' });
+    expect(InvoiceMother.create({ issueDate: undefined }).issueDate).toBe('2026-03-15');
+  });
+
+  it("refuses a currency other than the customer's (400) and accepts it in either case", () => {
+    expect(() => InvoiceMother.create({ currency: 'eur' })).toThrow(ValidationError);
+    expect(InvoiceMother.create({ currency: 'USD' }).currency).toBe('usd');
+  });
+
+  it.each([
+    [{ dueDate: '2026-02-28' }, 'due_date'],
+    [{ issueDate: '2026-02-30' }, 'issue_date'],
+    [{ status: 'paid' }, 'status'],
+    [{ number: ' ' }, 'number'],
+    [{ number: 'INV 1' }, 'number'],
+  ])('refuses %p (400)', (overrides, field) => {
+    try {
+      InvoiceMother.create(overrides as never);
+      throw new Error('expected a ValidationError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ValidationError);
+      expect((e as ValidationError).errors?.[0].field).toBe(field);
+    }
+  });
+});
+
+describe('Invoice status machine (PATCH {status})', () => {
+  const allowed: [InvoiceStatus, InvoiceStatus, string[], { type: string; debit: number; credit: number }[]][] = [
+    ['draft', 'open', ['invoice.updated', 'invoice.finalized'], [{ type: 'invoice', debit: 10000, credit: 0 }]],
+    ['draft', 'void', ['invoice.updated', 'invoice.voided'], []],
+    ['open', 'void', ['invoice.updated', 'invoice.voided'], [{ type: 'void', debit: 0, credit: 10000 }]],
+    ['open', 'uncollectible', ['invoice.updated', 'invoice.marked_uncollectible'], [{ type: 'write_off', debit: 0, credit: 10000 }]],
+    ['partially_paid', 'uncollectible', ['invoice.updated', 'invoice.marked_uncollectible'], [{ type: 'write_off', debit: 0, credit: 6000 }]],
+    ['uncollectible', 'open', ['invoice.updated'], [{ type: 'adjustment', debit: 10000, credit: 0 }]],
+  ];
+
+  it.each(allowed)('%s → %s is allowed, records its events and ledger movement', (from, to, events, movements) => {
+    const invoice = InvoiceMother.inStatus(from);
+    invoice.update({ status: to }, LATER);
+    expect(invoice.status).toBe(to);
+    expect(invoice.version).toBe(2);
+    expect(types(invoice)).toEqual(events);
+    expect(invoice.pullMovements().map(({ type, debit, credit }) => ({ type, debit, credit }))).toEqual(movements);
+  });
+
+  const refused = INVOICE_STATUSES.flatMap((from) =>
+    INVOICE_STATUSES.filter((to) => to !== from && !allowed.some(([f, t]) => f === from && t === to)).map((to) => [from, to] as const),
+  );
+
+  it.each(refused)('%s → %s is refused with invalid_state and changes nothing', (from, to) => {
+    const invoice = InvoiceMother.inStatus(from);
+    const before = invoice.toSnapshot();
+    expect(() => invoice.update({ status: to }, LATER)).toThrow(InvalidStateError);
+    expect(invoice.toSnapshot()).toEqual(before);
+    expect(invoice.pullEvents()).toEqual([]);
+  });
+
+  it('has exactly the transitions of the contract', () => {
+    expect(refused).toHaveLength(6 * 5 - allowed.length);
+  });
+
+  it('answers an unknown status with a validation error (400)', () => {
+    expect(() => InvoiceMother.inStatus('open').update({ status: 'closed' }, LATER)).toThrow(ValidationError);
+  });
+
+  it('treats the current status as no change: no event, same version', () => {
+    const invoice = InvoiceMother.inStatus('open');
+    invoice.update({ status: 'open' }, LATER);
+    expect(invoice.version).toBe(1);
+    expect(invoice.pullEvents()).toEqual([]);
+  });
+
+  it('reopens an uncollectible invoice with payments as partially paid, owing what was written off', () => {
+    const invoice = InvoiceMother.inStatus('partially_paid');
+    invoice.update({ status: 'uncollectible' }, LATER);
+    invoice.update({ status: 'open' }, LATER);
+    expect(invoice.status).toBe('partially_paid');
+    expect(invoice.pullMovements().map((m) => [m.type, m.debit - m.credit])).toEqual([
+      ['write_off', -6000],
+      ['adjustment', 6000],
+    ]);
+  });
+
+  it('records previous_attributes of the changed fields on invoice.updated', () => {
+    const invoice = InvoiceMother.inStatus('draft');
+    invoice.update({ status: 'open', memo: 'Thanks' }, LATER);
+    const updated = invoice.pullEvents().find((e) => e.type === 'invoice.updated')!;
+    expect(updated.data.previous_attributes).toEqual({ status: 'draft', memo: null });
+    expect(updated.data.object).toMatchObject({ status: 'open', memo: 'Thanks', version: 2, updated_at: LATER.toISOString() });
+  });
+});
+
+describe('Invoice field rules per status (PATCH)', () => {
+  const patches: Record<string, InvoicePatch> = {
+    number: { number: 'INV-9' },
+    customer_id: { customer: { ...CUSTOMER, id: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zz' } },
+    currency: { currency: 'usd' },
+    issue_date: { issue_date: '2026-03-02' },
+    due_date: { due_date: '2026-05-01' },
+    po_number: { po_number: 'PO-1' },
+    memo: { memo: 'memo' },
+    metadata: { metadata: { a: 'b' } },
+    line_items: { line_items: [InvoiceMother.line({ unit_amount: 12000 })] },
+    dispute: { dispute: { status: 'open', reason: 'damaged' } },
+  };
+  const editable: Record<InvoiceStatus, string[]> = {
+    draft: Object.keys(patches),
+    open: ['due_date', 'po_number', 'memo', 'metadata', 'line_items', 'dispute'],
+    partially_paid: ['due_date', 'po_number', 'memo', 'metadata', 'line_items', 'dispute'],
+    paid: ['memo', 'metadata'],
+    void: ['memo', 'metadata'],
+    uncollectible: ['memo', 'metadata', 'dispute'],
+  };
+  const cases = INVOICE_STATUSES.flatMap((status) => Object.keys(patches).map((field) => [status, field, editable[status].includes(field)] as const));
+
+  it.each(cases)('%s invoice, %s: allowed=%s', (status, field, ok) => {
+    const invoice = InvoiceMother.inStatus(status);
+    if (ok) {
+      invoice.update(patches[field], LATER);
+      expect(invoice.status).toBe(status);
+    } else {
+      expect(() => invoice.update(patches[field], LATER)).toThrow(InvalidStateError);
+      expect(invoice.version).toBe(1);
+    }
+  });
+
+  it('checks the field rules before the values', () => {
+    expect(() => InvoiceMother.inStatus('paid').update({ due_date: 'not a date' }, LATER)).toThrow(InvalidStateError);
+  });
+
+  it('applies nothing of a PATCH that is partly invalid', () => {
+    const invoice = InvoiceMother.inStatus('open');
+    const before = invoice.toSnapshot();
+    expect(() => invoice.update({ memo: 'changed', due_date: '2026-02-01' }, LATER)).toThrow(ValidationError);
+    expect(invoice.toSnapshot()).toEqual(before);
+  });
+});
+
+describe('Editing the lines of an open invoice', () => {
+  it('posts an adjustment of the change in total, dated the day of the edit', () => {
+    const invoice = InvoiceMother.inStatus('open');
+    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 12500 })] }, LATER);
+    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 9000 })] }, LATER);
+    expect(invoice.pullMovements()).toEqual([
+      { type: 'adjustment', date: '2026-03-20', debit: 2500, credit: 0, description: 'Invoice INV-000001 lines changed' },
+      { type: 'adjustment', date: '2026-03-20', debit: 0, credit: 3500, description: 'Invoice INV-000001 lines changed' },
+    ]);
+    expect(invoice.total.amount).toBe(9000);
+  });
+
+  it('refuses a new total below amount_paid (409) and becomes paid at exactly amount_paid', () => {
+    const invoice = InvoiceMother.inStatus('partially_paid'); // 4000 paid
+    expect(() => invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 3999 })] }, LATER)).toThrow(InvalidStateError);
+    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 4000 })] }, LATER);
+    expect(invoice.status).toBe('paid');
+    expect(types(invoice)).toEqual(['invoice.updated', 'invoice.paid']);
+  });
+
+  it('keeps the id of a line that names it, and refuses unknown line ids', () => {
+    const invoice = InvoiceMother.inStatus('open');
+    const [line] = invoice.toJSON('2026-03-15').line_items;
+    invoice.update({ line_items: [{ ...InvoiceMother.line({ unit_amount: 500 }), id: line.id }, InvoiceMother.line()] }, LATER);
+    expect(invoice.toJSON('2026-03-15').line_items[0].id).toBe(line.id);
+    expect(() => invoice.update({ line_items: [{ ...InvoiceMother.line(), id: 'li_01jc9x7m3ef0ab6yr2t0n4q8zd' }] }, LATER)).toThrow(ValidationError);
+  });
+});
+
+describe('Disputes', () => {
+  it('opens with a reason (amount defaults to the amount due) and resolves', () => {
+    const invoice = InvoiceMother.inStatus('partially_paid');
+    invoice.update({ dispute: { status: 'open', reason: 'damaged' } }, LATER);
+    expect(invoice.isDisputed).toBe(true);
+    expect(invoice.dispute).toEqual({ status: 'open', reason: 'damaged', amount: 6000, openedAt: LATER, resolvedAt: null });
+    expect(types(invoice)).toEqual(['invoice.updated', 'dispute.opened']);
+    invoice.update({ dispute: { status: 'resolved' } }, NOW);
+    expect(invoice.isDisputed).toBe(false);
+    expect(invoice.dispute).toMatchObject({ status: 'resolved', resolvedAt: NOW });
+    expect(types(invoice)).toEqual(['invoice.updated', 'dispute.resolved']);
+  });
+
+  it('requires a reason (400) and refuses a second open dispute or resolving none (409)', () => {
+    const invoice = InvoiceMother.inStatus('open');
+    expect(() => invoice.update({ dispute: { status: 'open' } }, LATER)).toThrow(ValidationError);
+    expect(() => invoice.update({ dispute: { status: 'resolved' } }, LATER)).toThrow(InvalidStateError);
+    invoice.update({ dispute: { status: 'open', reason: 'wrong', amount: 100 } }, LATER);
+    expect(() => invoice.update({ dispute: { status: 'open', reason: 'again' } }, LATER)).toThrow(InvalidStateError);
+    expect(() => invoice.update({ dispute: { status: 'open', reason: 'x', amount: 10001 } }, LATER)).toThrow(InvalidStateError);
+  });
+
+  it('refuses a disputed amount above the total (400)', () => {
+    expect(() => InvoiceMother.inStatus('open').update({ dispute: { status: 'open', reason: 'x', amount: 10001 } }, LATER)).toThrow(ValidationError);
+  });
+});
+
+describe('Payment applications (the API payments uses)', () => {
+  it('moves open → partially_paid → paid, recording invoice.updated and then invoice.paid', () => {
+    const invoice = InvoiceMother.inStatus('open');
+    invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER);
+    expect([invoice.status, invoice.amountPaid.amount, invoice.amountDue.amount]).toEqual(['partially_paid', 2500, 7500]);
+    invoice.applyPayment(usd(7500), 'pay_2', 'app_2', LATER);
+    expect([invoice.status, invoice.amountDue.amount]).toEqual(['paid', 0]);
+    const events = invoice.pullEvents();
+    expect(events.map((e) => e.type)).toEqual(['invoice.updated', 'invoice.updated', 'invoice.paid']);
+    expect(events[0].data.previous_attributes).toEqual({ status: 'open', amount_paid: 0, amount_due: 10000 });
+    expect(invoice.version).toBe(2); // one save, one version
+  });
+
+  it('never takes more than is due, another currency, or money in another status', () => {
+    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(10001), 'p', 'a', LATER)).toThrow(ConflictError);
+    expect(() => InvoiceMother.inStatus('open').applyPayment(Money.of(1, 'eur'), 'p', 'a', LATER)).toThrow(ConflictError);
+    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(0), 'p', 'a', LATER)).toThrow(ValidationError);
+    for (const status of ['draft', 'paid', 'void', 'uncollectible'] as const) {
+      expect(() => InvoiceMother.inStatus(status).applyPayment(usd(1), 'p', 'a', LATER)).toThrow(InvalidStateError);
+    }
+  });
+
+  it('reverses applications: paid → partially_paid → open', () => {
+    const invoice = InvoiceMother.inStatus('paid');
+    invoice.reverseApplication(usd(4000), 'pay_1', 'app_1', LATER);
+    expect(invoice.status).toBe('partially_paid');
+    invoice.reverseApplication(usd(6000), 'pay_1', 'app_1', LATER);
+    expect([invoice.status, invoice.amountPaid.amount]).toEqual(['open', 0]);
+    expect(() => invoice.reverseApplication(usd(1), 'pay_1', 'app_1', LATER)).toThrow(InvalidStateError);
+    expect(() => InvoiceMother.inStatus('partially_paid').reverseApplication(usd(4001), 'p', 'a', LATER)).toThrow(ConflictError);
+  });
+});
+
+describe('Overdue', () => {
+  it('is an open or partially paid invoice with money due, due before today', () => {
+    const clock = new FixedClock(new Date('2026-03-31T23:59:59Z')); // due 2026-03-31
+    const invoice = InvoiceMother.inStatus('open');
+    expect(invoice.toJSON(clock.today())).toMatchObject({ overdue: false, days_past_due: 0 });
+    clock.set(new Date('2026-04-01T00:00:00Z'));
+    expect(invoice.toJSON(clock.today())).toMatchObject({ overdue: true, days_past_due: 1 });
+    clock.set(new Date('2026-05-15T08:00:00Z'));
+    expect(invoice.toJSON(clock.today())).toMatchObject({ overdue: true, days_past_due: 45 });
+    expect(InvoiceMother.inStatus('partially_paid').isOverdue(clock.today())).toBe(true);
+    for (const status of ['draft', 'paid', 'void', 'uncollectible'] as const) {
+      expect(InvoiceMother.inStatus(status).toJSON(clock.today())).toMatchObject({ overdue: false, days_past_due: 0 });
+    }
+  });
+});
