@@ -12,6 +12,33 @@ describe('HTTP foundation', () => {
   afterAll(() => app.close());
 
   describe('problem+json errors', () => {
+    it('an invalid body is a 400 validation_failed listing each field', async () => {
+      const res = await app.post('/api/v1/customers', { name: 42, currency: 'usd', credit_limit: 'lots' }, acme.token);
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([
+          { field: 'name', code: expect.any(String), message: expect.any(String) },
+          { field: 'credit_limit', code: expect.any(String), message: expect.any(String) },
+        ]),
+      );
+    });
+
+    it('an unknown body field is a 400, not silently dropped', async () => {
+      const res = await app.post('/api/v1/customers', { name: 'Acme', currency: 'usd', colour: 'red' }, acme.token);
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors).toEqual([{ field: 'colour', code: 'unknown_field', message: expect.stringContaining('colour') }]);
+    });
+
+    it('an unknown nested field names its path', async () => {
+      const res = await app.post('/api/v1/customers', { name: 'Acme', currency: 'usd', billing_address: { city: 'X', planet: 'Mars' } }, acme.token);
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors).toEqual([expect.objectContaining({ field: 'billing_address.planet', code: 'unknown_field' })]);
+    });
+
+    it('an unknown query parameter is a 400', async () => {
+      expectProblem(await app.get('/api/v1/customers?colour=red', acme.token), 400, 'validation_failed');
+    });
+
     it('malformed JSON is a 400 malformed_json', async () => {
       const res = await app.request('POST', '/api/v1/auth/token', { rawBody: '{"grant_type":', headers: { 'content-type': 'application/json' } });
       expectProblem(res, 400, 'malformed_json');
