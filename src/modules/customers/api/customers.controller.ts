@@ -5,6 +5,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
 import { Page } from '../../../shared/domain/pagination';
 import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { CurrentClient, RequireScopes } from '../../auth';
 import { CreateCustomerCommand } from '../application/create-customer.command';
 import { GetCustomerQuery } from '../application/get-customer.query';
@@ -26,6 +27,7 @@ export class CustomersController {
   constructor(
     private readonly commands: TransactionalCommandBus,
     private readonly queries: QueryBus,
+    private readonly uow: UnitOfWork,
   ) {}
 
   @Post()
@@ -36,8 +38,10 @@ export class CustomersController {
   @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed' })
   @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict: external_id already used' })
   async create(@CurrentClient() client: AuthenticatedClient, @Body() body: CreateCustomerRequest): Promise<CustomerDetailView> {
-    const id = await this.commands.execute<string>(new CreateCustomerCommand(client.tenantId, body));
-    return this.queries.execute(new GetCustomerQuery(client.tenantId, id));
+    return this.uow.run(async () => {
+      const id = await this.commands.execute<string>(new CreateCustomerCommand(client.tenantId, body));
+      return this.queries.execute(new GetCustomerQuery(client.tenantId, id));
+    });
   }
 
   @Get()
@@ -79,7 +83,10 @@ export class CustomersController {
   @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found' })
   @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict (external_id) or invalid_state (currency of a customer with activity)' })
   async update(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Body() body: UpdateCustomerRequest): Promise<CustomerDetailView> {
-    await this.commands.execute(new UpdateCustomerCommand(client.tenantId, id, body));
-    return this.queries.execute(new GetCustomerQuery(client.tenantId, id));
+    // Read back in the command's transaction: the response shows this change, not a later one.
+    return this.uow.run(async () => {
+      await this.commands.execute(new UpdateCustomerCommand(client.tenantId, id, body));
+      return this.queries.execute(new GetCustomerQuery(client.tenantId, id));
+    });
   }
 }

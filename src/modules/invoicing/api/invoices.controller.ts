@@ -5,6 +5,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { Page } from '../../../shared/domain/pagination';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
 import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { CurrentClient, RequireScopes } from '../../auth';
 import { ProblemResponse, setNextLink } from '../../customers';
 import { CreateInvoiceCommand, CreateInvoiceInput } from '../application/create-invoice.command';
@@ -41,6 +42,7 @@ export class InvoicesController {
   constructor(
     private readonly commands: TransactionalCommandBus,
     private readonly queries: QueryBus,
+    private readonly uow: UnitOfWork,
   ) {}
 
   @Get()
@@ -88,8 +90,10 @@ export class InvoicesController {
     @Body() body: CreateInvoiceRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<InvoiceDetailView> {
-    const id = await this.commands.execute<string>(new CreateInvoiceCommand(client.tenantId, body as unknown as CreateInvoiceInput));
-    const invoice = await this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));
+    const invoice = await this.uow.run(async () => {
+      const id = await this.commands.execute<string>(new CreateInvoiceCommand(client.tenantId, body as unknown as CreateInvoiceInput));
+      return this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));
+    });
     etag(reply, invoice);
     return invoice;
   }
@@ -115,8 +119,11 @@ export class InvoicesController {
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<InvoiceDetailView> {
-    await this.commands.execute(new UpdateInvoiceCommand(client.tenantId, id, body as unknown as UpdateInvoiceInput, parseIfMatch(ifMatch)));
-    const invoice = await this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));
+    // Read back in the command's transaction, under its row lock: the response is this change, not a later one.
+    const invoice = await this.uow.run(async () => {
+      await this.commands.execute(new UpdateInvoiceCommand(client.tenantId, id, body as unknown as UpdateInvoiceInput, parseIfMatch(ifMatch)));
+      return this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));
+    });
     etag(reply, invoice);
     return invoice;
   }
