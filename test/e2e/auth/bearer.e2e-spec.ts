@@ -40,7 +40,7 @@ describe('bearer tokens on protected routes', () => {
   });
 
   it('without a token: 401 with a bare Bearer challenge (no error attribute)', async () => {
-    for (const headers of [{}, { authorization: 'Bearer' }, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }]) {
+    for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer' }, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }]) {
       const res = await app.get(PROTECTED, undefined, headers);
       expectProblem(res, 401, 'unauthorized');
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="receivables"');

@@ -134,14 +134,16 @@ describe('npm start: embedded database, README calls, graceful shutdown', () => 
       );
       req.on('error', reject);
       req.write(body.slice(0, 10));
-      void sleep(200).then(() => {
+      void (async () => {
+        await sleep(200);
         server!.kill('SIGTERM');
-        // Give the server time to start draining (and, if it were wrong, to tear down the database).
-        void sleep(700).then(async () => {
-          acceptedWhileDraining = await portOpen(port);
-          req.end(body.slice(10));
-        });
-      });
+        // Wait until the server has stopped accepting connections (draining has begun), then
+        // give it a moment more (a wrong order would tear the database down now), then finish.
+        for (let i = 0; i < 100 && (await portOpen(port)); i++) await sleep(100);
+        acceptedWhileDraining = await portOpen(port);
+        await sleep(500);
+        req.end(body.slice(10));
+      })();
     });
     const answered = await inFlight;
     const answeredAt = Date.now();
