@@ -92,7 +92,7 @@ describe('GET /invoices', () => {
       const patch = i % 10 === 1 ? { status: 'void' } : i % 10 === 2 ? { status: 'uncollectible' } : i % 10 === 3 ? { dispute: { status: 'open', reason: 'r' } } : null;
       if (patch) inv = (await app.patch(`/api/v1/invoices/${inv.id}`, patch, t.token)).body;
       if (i % 10 === 4 || i % 10 === 5) {
-        await InvoiceStateMother.applyPayment(app, t.tenant_id, inv.id, i % 10 === 4 ? 500 : inv.total);
+        await InvoiceStateMother.pay(app, t.tenant_id, inv.id, i % 10 === 4 ? 500 : inv.total);
         inv = (await app.get(`/api/v1/invoices/${inv.id}`, t.token)).body;
       }
       all.set(inv.id, inv);

@@ -23,8 +23,8 @@ describe('PATCH /invoices/:id', () => {
   /** An invoice of total 10000 in any status, reached the way a client (or payments) would. */
   const inStatus = async (status: string) => {
     const invoice = await create({ status: status === 'draft' ? 'draft' : 'open' });
-    if (status === 'partially_paid') await InvoiceStateMother.applyPayment(app, t.tenant_id, invoice.id, 4000);
-    if (status === 'paid') await InvoiceStateMother.applyPayment(app, t.tenant_id, invoice.id, 10000);
+    if (status === 'partially_paid') await InvoiceStateMother.pay(app, t.tenant_id, invoice.id, 4000);
+    if (status === 'paid') await InvoiceStateMother.pay(app, t.tenant_id, invoice.id, 10000);
     if (status === 'void' || status === 'uncollectible') expect((await app.patch(`/api/v1/invoices/${invoice.id}`, { status }, t.token)).status).toBe(200);
     const res = await app.get(`/api/v1/invoices/${invoice.id}`, t.token);
     expect(res.body.status).toBe(status);
