@@ -180,4 +180,29 @@ describe('POST /invoices', () => {
     const readOnly = await app.createClient(t.tenant_id, 'invoices:read customers:read');
     expectProblem(await app.post('/api/v1/invoices', InvoiceMother.request({ customer: { name: 'x' }, currency: 'usd' }), readOnly.token), 403, 'forbidden');
   });
+
+  it('is documented in the OpenAPI document with responses, errors and examples', async () => {
+    const doc = (await app.get('/api/v1/openapi.json')).body;
+    const ops: [string, string, string[]][] = [
+      ['/api/v1/invoices', 'get', ['200', '400', '401', '403']],
+      ['/api/v1/invoices', 'post', ['201', '400', '401', '403', '404', '409']],
+      ['/api/v1/invoices/{id}', 'get', ['200', '401', '403', '404']],
+      ['/api/v1/invoices/{id}', 'patch', ['200', '400', '401', '403', '404', '409', '412']],
+      ['/api/v1/customers', 'get', ['200', '400', '401', '403']],
+      ['/api/v1/customers', 'post', ['201', '400', '401', '403', '409']],
+      ['/api/v1/customers/{id}', 'get', ['200', '400', '401', '403', '404']],
+      ['/api/v1/customers/{id}', 'patch', ['200', '400', '401', '403', '404', '409']],
+    ];
+    for (const [path, method, statuses] of ops) {
+      const op = doc.paths[path]?.[method];
+      expect({ path, method, statuses: Object.keys(op?.responses ?? {}) }).toEqual({ path, method, statuses: expect.arrayContaining(statuses) });
+      expect(op.security).toBeDefined();
+      if (method === 'post' || method === 'patch') expect(Object.keys(op.requestBody.content['application/json'].examples ?? {}).length).toBeGreaterThan(0);
+    }
+    const invoice = doc.components.schemas.InvoiceDetailResponse;
+    expect(invoice.allOf ?? invoice.properties).toBeDefined();
+    expect(JSON.stringify(doc.components.schemas.InvoiceResponse.properties.line_items)).toContain('LineItemResponse');
+    expect(doc.components.schemas.CustomerDetailResponse).toBeDefined();
+    expect(doc.paths['/api/v1/invoices/{id}'].patch.parameters.map((p: { name: string }) => p.name)).toContain('If-Match');
+  });
 });

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
 import { Page } from '../../../shared/domain/pagination';
@@ -34,6 +34,26 @@ export class CustomersController {
   @HttpCode(201)
   @RequireScopes('customers:write')
   @ApiOperation({ summary: 'Create a customer', description: 'Honours Idempotency-Key. `external_id` is unique per tenant.' })
+  @ApiBody({
+    type: CreateCustomerRequest,
+    examples: {
+      minimal: { summary: 'Name and currency', value: { name: 'Acme Corp', currency: 'usd' } },
+      full: {
+        summary: 'With terms and credit',
+        value: {
+          name: 'Acme Corp',
+          email: 'ap@acme.example',
+          external_id: 'CRM-1042',
+          phone: '+1 555 0100',
+          billing_address: { line1: '1 Main Street', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' },
+          currency: 'usd',
+          payment_terms_days: 45,
+          credit_limit: 500000,
+          metadata: { segment: 'enterprise' },
+        },
+      },
+    },
+  })
   @ApiResponse({ status: 201, type: CustomerDetailResponse })
   @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed' })
   @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict: external_id already used' })
@@ -78,6 +98,14 @@ export class CustomersController {
   @RequireScopes('customers:write')
   @ApiOperation({ summary: 'Update a customer', description: 'Any subset of fields; null clears a nullable one.' })
   @ApiParam({ name: 'id', example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiBody({
+    type: UpdateCustomerRequest,
+    examples: {
+      creditHold: { summary: 'Put on credit hold', value: { credit_hold: true } },
+      limit: { summary: 'Change the credit limit and terms', value: { credit_limit: 750000, payment_terms_days: 30 } },
+      clear: { summary: 'Clear nullable fields', value: { phone: null, credit_limit: null } },
+    },
+  })
   @ApiResponse({ status: 200, type: CustomerDetailResponse })
   @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed' })
   @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found' })

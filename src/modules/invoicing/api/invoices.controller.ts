@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Page } from '../../../shared/domain/pagination';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
@@ -81,6 +81,30 @@ export class InvoicesController {
     description:
       'Created `open` (finalized) unless `status: "draft"`. Takes `customer_id`, or `customer{...}` matched by id, external_id, then email (case-insensitive), and created when none matches. Honours Idempotency-Key.',
   })
+  @ApiBody({
+    type: CreateInvoiceRequest,
+    examples: {
+      existingCustomer: {
+        summary: 'For a customer by id',
+        value: {
+          customer_id: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd',
+          po_number: 'PO-7781',
+          line_items: [{ description: 'Consulting, January', quantity: 1.5, unit_amount: 10000, discount_amount: 500, tax_rate: 8.25 }],
+        },
+      },
+      matchOrCreateCustomer: {
+        summary: 'Customer matched by external_id/email, or created',
+        value: {
+          customer: { external_id: 'CRM-1042', email: 'ap@acme.example', name: 'Acme Corp' },
+          currency: 'usd',
+          issue_date: '2026-01-05',
+          due_date: '2026-02-04',
+          line_items: [{ description: 'Widgets', quantity: 3, unit_amount: 1250 }],
+        },
+      },
+      draft: { summary: 'A draft with an explicit number', value: { customer_id: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd', status: 'draft', number: 'ACME-2026-001', line_items: [{ description: 'Retainer', quantity: 1, unit_amount: 250000 }] } },
+    },
+  })
   @ApiResponse({ status: 201, type: InvoiceDetailResponse, headers: { ETag: { description: 'Strong entity tag: the version', schema: { type: 'string' } } } })
   @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed (line math, currency other than the customer\'s, read-only field...)' })
   @ApiResponse({ status: 404, type: ProblemResponse, description: 'customer_id not found' })
@@ -106,6 +130,18 @@ export class InvoicesController {
       'draft: any field; open/partially_paid: due_date, po_number, memo, metadata, dispute, status, line_items (new total ≥ amount_paid); uncollectible: status, memo, metadata, dispute; paid/void: memo, metadata. Other fields: 409 invalid_state. Read-only fields: 400.',
   })
   @ApiParam({ name: 'id', example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiBody({
+    type: UpdateInvoiceRequest,
+    examples: {
+      finalize: { summary: 'Finalize a draft', value: { status: 'open' } },
+      void: { summary: 'Void an open invoice with nothing applied', value: { status: 'void' } },
+      writeOff: { summary: 'Mark uncollectible', value: { status: 'uncollectible' } },
+      openDispute: { summary: 'Open a dispute', value: { dispute: { status: 'open', reason: 'Goods arrived damaged', amount: 5000 } } },
+      resolveDispute: { summary: 'Resolve the dispute', value: { dispute: { status: 'resolved' } } },
+      editLines: { summary: 'Replace the lines of an open invoice', value: { line_items: [{ description: 'Consulting, January (corrected)', quantity: 2, unit_amount: 10000 }] } },
+      annotate: { summary: 'Memo and metadata (any status)', value: { memo: 'Paid by wire', metadata: { ticket: 'AR-77' } } },
+    },
+  })
   @ApiHeader({ name: 'If-Match', required: false, description: 'The ETag from a previous response; 412 when the invoice changed since' })
   @ApiResponse({ status: 200, type: InvoiceDetailResponse, headers: { ETag: { description: 'Strong entity tag: the new version', schema: { type: 'string' } } } })
   @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed (unknown status, read-only field, bad value)' })

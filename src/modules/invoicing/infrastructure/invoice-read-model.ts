@@ -52,7 +52,8 @@ const SORT_COLUMNS: Record<SortField, KeysetColumn> = {
   amount_due: { sql: 'i.amount_due', type: 'bigint' },
 };
 
-const OVERDUE_SQL = `(i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < $2::date)`;
+/** Contract §7 `overdue`, as of the date in parameter `p`. */
+const overdueSql = (p: string) => `(i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < ${p}::date)`;
 
 function dateFilter(field: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -111,7 +112,7 @@ export class InvoiceReadModel {
     const list = parseListParams(raw, { ...filters, sort: `${sort.direction}:${sort.field}` });
 
     const today = this.clock.today();
-    const params: unknown[] = [tenantId, today];
+    const params: unknown[] = [tenantId];
     const where = ['i.tenant_id = $1'];
     const add = (sql: (p: string) => string, value: unknown) => {
       params.push(value);
@@ -121,7 +122,7 @@ export class InvoiceReadModel {
     if (filters.customer_id !== undefined) add((p) => `i.customer_id = ${p}`, filters.customer_id);
     if (filters.currency) add((p) => `i.currency = ${p}`, filters.currency);
     if (filters.number) add((p) => `lower(i.number) = ${p}`, filters.number);
-    if (filters.overdue !== undefined) where.push(filters.overdue ? OVERDUE_SQL : `NOT ${OVERDUE_SQL}`);
+    if (filters.overdue !== undefined) add((p) => (filters.overdue ? overdueSql(p) : `NOT ${overdueSql(p)}`), today);
     if (filters.disputed !== undefined) where.push(filters.disputed ? `i.dispute_status = 'open'` : `i.dispute_status IS DISTINCT FROM 'open'`);
     if (filters.issue_date_from) add((p) => `i.issue_date >= ${p}::date`, filters.issue_date_from);
     if (filters.issue_date_to) add((p) => `i.issue_date <= ${p}::date`, filters.issue_date_to);
@@ -132,9 +133,8 @@ export class InvoiceReadModel {
     const column = SORT_COLUMNS[sort.field];
     where.push(keysetCondition(column, 'i.id', sort as SortSpec<string>, list.cursor, params));
     params.push(list.limit + 1);
-    // $2 (today) is referenced by the overdue filter only; the cast keeps its type known otherwise.
     const rows = await this.uow.query<InvoiceRow & { _keyset_value: string }>(
-      `SELECT ${INVOICE_SELECT}, ${keysetValue(column)}, $2::date AS _today
+      `SELECT ${INVOICE_SELECT}, ${keysetValue(column)}
          FROM ${INVOICE_FROM}
         WHERE ${where.join(' AND ')}
         ORDER BY ${keysetOrder(column, 'i.id', sort as SortSpec<string>)}
