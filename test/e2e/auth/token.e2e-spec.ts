@@ -1,4 +1,4 @@
-import { ALL_SCOPES, RevokeClientCommand } from '../../../src/modules/auth';
+import { ALL_SCOPES, CreateClientCommand, CreatedClient, RevokeClientCommand } from '../../../src/modules/auth';
 import { TransactionalCommandBus } from '../../../src/shared/infrastructure/database/transactional-command-bus';
 import { decodeJwt } from '../../support/jwt';
 import { ApiResponse, TestApp, TestTenant } from '../../support/test-app';
@@ -201,5 +201,11 @@ describe('token endpoint brute-force limit', () => {
     const retryAfter = Number(blocked.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(600);
+
+    // The failures also count against the address: another client from it is held off too.
+    const other = await app.app.get(TransactionalCommandBus).execute<CreatedClient>(new CreateClientCommand(t.tenant_id));
+    const held = await app.post(TOKEN, { grant_type: 'client_credentials', client_id: other.client_id, client_secret: other.client_secret });
+    expect(held.status).toBe(429);
+    expect(held.body.code).toBe('rate_limited');
   });
 });
