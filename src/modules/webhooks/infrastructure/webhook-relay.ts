@@ -29,6 +29,8 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('WebhookRelay');
   /** identifies this instance's leases; random so a restarted process never inherits old ones */
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** attempts this instance has sent (for tests and benchmarks) */
+  readonly stats = { attempts: 0 };
   private readonly inFlight = new Map<string, InFlight>();
   private readonly http: WebhookHttpClient;
   private listener: OutboxListener | null = null;
@@ -139,6 +141,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private dispatch(delivery: ClaimedDelivery): void {
+    this.stats.attempts++;
     const abort = new AbortController();
     const done = this.attempt(delivery, abort.signal)
       .then((outcome) => this.store.complete(this.owner, delivery, outcome))

@@ -21,7 +21,7 @@ export const systemResolver: Resolver = (hostname) =>
 export class BlockedAddressError extends Error {
   readonly code = 'EWEBHOOKBLOCKED';
   constructor(hostname: string, address: string, range: string) {
-    super(`blocked: ${hostname} resolves to ${address} (${range})`);
+    super(hostname === address ? `blocked: ${address} is a ${range} address` : `blocked: ${hostname} resolves to ${address} (${range})`);
   }
 }
 
