@@ -12,11 +12,13 @@ interface CandidateRow {
   currency: string;
   status: string;
   amount_due: string;
-  due_date: string;
+  due_on: string;
   disputed: boolean;
 }
 
-const COLUMNS = `id, number, customer_id, currency, status, amount_due, to_char(due_date, 'YYYY-MM-DD') AS due_date,
+// due_on, not due_date: an output column named due_date would make `ORDER BY due_date` sort the text
+// instead of walking the (…, due_date, id) index.
+const COLUMNS = `id, number, customer_id, currency, status, amount_due, to_char(due_date, 'YYYY-MM-DD') AS due_on,
   dispute_status IS NOT DISTINCT FROM 'open' AS disputed`;
 /** The customer's open, undisputed invoices in one currency ($1 tenant, $2 customer, $3 currency): served by invoices_open_idx. */
 const OPEN_FOR_CUSTOMER = `tenant_id = $1 AND customer_id = $2 AND currency = $3 AND status IN ('open', 'partially_paid')
@@ -35,7 +37,7 @@ const toCandidate = (r: CandidateRow): MatchCandidate => ({
   currency: r.currency,
   status: r.status,
   amountDue: toSafeNumber(r.amount_due),
-  dueDate: r.due_date,
+  dueDate: r.due_on,
   disputed: r.disputed,
 });
 
