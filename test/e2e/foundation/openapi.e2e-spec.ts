@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { TestApp } from '../../support/test-app';
 
 /**
@@ -12,8 +13,14 @@ describe('OpenAPI document', () => {
   let app: TestApp;
   let doc: any;
 
+  let swaggerWarnings: string[] = [];
+
   beforeAll(async () => {
+    // Swagger only warns (through Nest's static Logger) when two DTO classes share a name, and then keeps one of them.
+    const warn = jest.spyOn(Logger, 'warn').mockImplementation(() => undefined);
     app = await TestApp.start();
+    swaggerWarnings = warn.mock.calls.map((c) => String(c[0]));
+    warn.mockRestore();
     const res = await app.get('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -81,6 +88,10 @@ describe('OpenAPI document', () => {
       return !operation.summary || !(operation.tags?.length > 0) || !statuses.some((s) => /^2\d\d$/.test(s));
     });
     expect(incomplete).toEqual([]);
+  });
+
+  it('has one schema per DTO name (a duplicate class name silently replaces the other schema)', () => {
+    expect(swaggerWarnings.filter((w) => w.includes('Duplicate DTO'))).toEqual([]);
   });
 
   it('resolves every $ref to a component that exists', () => {
