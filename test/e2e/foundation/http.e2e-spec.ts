@@ -88,6 +88,19 @@ describe('HTTP foundation', () => {
     });
   });
 
+  it('a 5xx is a generic internal_error: no SQL, driver message or stack', async () => {
+    // A broken database (a table gone) is the realistic way to make a real endpoint fail.
+    await app.query('ALTER TABLE customers RENAME TO customers_gone');
+    try {
+      const res = await app.get('/api/v1/customers', acme.token);
+      expectProblem(res, 500, 'internal_error');
+      expect(res.body.detail).toBe('An unexpected error occurred.');
+      expect(res.text).not.toMatch(/customers|relation|SELECT|at \w+ \(|\.ts:\d+/);
+    } finally {
+      await app.query('ALTER TABLE customers_gone RENAME TO customers');
+    }
+  });
+
   describe('request ids', () => {
     it('generates one per request and returns it in the header and in problems', async () => {
       const a = await app.get('/api/v1/status');
