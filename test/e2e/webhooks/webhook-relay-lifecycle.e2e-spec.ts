@@ -1,0 +1,146 @@
+import { WebhookHttpClient } from '../../../src/modules/webhooks/infrastructure/webhook-http-client';
+import { WebhookRelay } from '../../../src/modules/webhooks/infrastructure/webhook-relay';
+import { WebhookUrlGuard } from '../../../src/modules/webhooks/infrastructure/webhook-url-guard';
+import { TestApp, TestTenant } from '../../support/test-app';
+import { WebhookReceiver } from '../../support/webhook-receiver';
+import { deliveries, emitEvent, subscribe, waitUntil } from './support';
+
+// A fallback poll far beyond the test timeouts: only LISTEN/NOTIFY can make these deliveries prompt.
+process.env.WEBHOOK_RELAY_POLL_MS = '60000';
+process.env.WEBHOOK_RELAY_SHUTDOWN_GRACE_MS = '300';
+
+describe('webhook relay lifecycle', () => {
+  let app: TestApp;
+  let receiver: WebhookReceiver;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    app = await TestApp.start({ env: { WEBHOOK_RETRY_SCHEDULE: '0,0,1', WEBHOOK_TIMEOUT_MS: '2000' } });
+    tenant = await app.createTenant();
+  });
+  afterAll(async () => {
+    await app.close();
+    await receiver.close();
+  });
+
+  it('is woken by NOTIFY on commit, without waiting for the poll', async () => {
+    await subscribe(app, tenant, receiver.url('/notify'), ['*']);
+    await new Promise((r) => setTimeout(r, 200)); // let the relay go to sleep
+    const started = Date.now();
+    await emitEvent(app, tenant.tenant_id, 'invoice.created');
+    const [request] = await receiver.waitForCount('/notify', 1, 2_000);
+    expect(request.at - started).toBeLessThan(1_000);
+  });
+
+  it('reconnects its LISTEN connection when the database drops it', async () => {
+    await subscribe(app, tenant, receiver.url('/reconnect'), ['invoice.paid']);
+    const [{ n }] = await app.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+        WHERE application_name = 'receivables-api:webhook-listener' AND datname = current_database()`,
+    );
+    expect(n).toBe(1);
+    await waitUntil(
+      async () =>
+        (await app.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'receivables-api:webhook-listener' AND datname = current_database()`))
+          .length === 1,
+      3_000,
+      'the listener to reconnect',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    await emitEvent(app, tenant.tenant_id, 'invoice.paid');
+    const [request] = await receiver.waitForCount('/reconnect', 1, 2_000);
+    expect(request.at - started).toBeLessThan(1_000);
+  });
+
+  it('on shutdown stops claiming, waits for in-flight attempts briefly, then hands them back', async () => {
+    const second = await TestApp.start({ databaseUrl: app.databaseUrl, env: { WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_RETRY_SCHEDULE: '0' } });
+    await app.app.get(WebhookRelay).stop(); // only the second instance sends now
+    try {
+      receiver.on('/shutdown', () => ({ hang: true }));
+      const ep = await subscribe(app, tenant, receiver.url('/shutdown'), ['*']);
+      await emitEvent(app, tenant.tenant_id, 'invoice.voided');
+      await receiver.waitForCount('/shutdown', 1);
+      const closing = Date.now();
+      await second.close();
+      // grace of 300 ms, well before the 2 s request timeout
+      expect(Date.now() - closing).toBeLessThan(1_500);
+      const [d] = await deliveries(app, tenant, ep.id);
+      expect(d).toMatchObject({ status: 'pending', attempts: 1, last_error: 'interrupted: the sending instance shut down during the attempt' });
+      expect(Date.parse(d.next_attempt_at)).toBeLessThanOrEqual(Date.now());
+      const [{ leased }] = await app.query(`SELECT locked_until IS NOT NULL AS leased FROM webhook_deliveries WHERE tenant_id = $1 AND id = $2`, [tenant.tenant_id, d.id]);
+      expect(leased).toBe(false);
+
+      // The remaining instance picks it up at once.
+      receiver.on('/shutdown', () => ({ status: 200 }));
+      app.app.get(WebhookRelay).start();
+      await waitUntil(async () => (await deliveries(app, tenant, ep.id))[0].status === 'succeeded', 3_000);
+      expect((await deliveries(app, tenant, ep.id))[0]).toMatchObject({ attempts: 2, last_response_code: 200 });
+    } finally {
+      app.app.get(WebhookRelay).start();
+    }
+  });
+
+  it('does not start the relay when workers are disabled', async () => {
+    const idle = await TestApp.start({ databaseUrl: app.databaseUrl, env: { WORKERS_ENABLED: 'false' } });
+    try {
+      const [{ n }] = await app.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'receivables-api:webhook-listener' AND datname = current_database()`,
+      );
+      expect(n).toBe(1); // the first instance's only
+    } finally {
+      await idle.close();
+    }
+  });
+});
+
+describe('webhook HTTP client', () => {
+  let receiver: WebhookReceiver;
+  const client = new WebhookHttpClient('test');
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+  });
+  afterAll(async () => {
+    client.close();
+    await receiver.close();
+  });
+
+  it('times out a receiver that does not answer', async () => {
+    receiver.on('/hang', () => ({ hang: true }));
+    const started = Date.now();
+    await expect(
+      client.post({ url: new URL(receiver.url('/hang')), body: '{}', headers: {}, timeoutMs: 300, lookup: new WebhookUrlGuard(true).lookup }),
+    ).rejects.toThrow('timeout: no response within 300 ms');
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('connects to the address its lookup returned, not to a fresh DNS answer', async () => {
+    // "hooks.invalid" does not exist in DNS; the guard's resolver says loopback.
+    const guard = new WebhookUrlGuard(true, async () => [{ address: '127.0.0.1', family: 4 }]);
+    const answer = await client.post({
+      url: new URL(`http://hooks.invalid:${receiver.port}/pinned`),
+      body: '{"a":1}',
+      headers: { 'webhook-id': 'evt_1' },
+      timeoutMs: 2_000,
+      lookup: guard.lookup,
+    });
+    expect(answer.status).toBe(200);
+    expect(receiver.at('/pinned')[0]).toMatchObject({ body: '{"a":1}', headers: expect.objectContaining({ 'webhook-id': 'evt_1', host: `hooks.invalid:${receiver.port}` }) });
+  });
+
+  it('refuses to connect when the guard blocks the resolved address', async () => {
+    const guard = new WebhookUrlGuard(false, async () => [{ address: '127.0.0.1', family: 4 }]);
+    await expect(
+      client.post({ url: new URL(`https://hooks.invalid:${receiver.port}/blocked`), body: '{}', headers: {}, timeoutMs: 2_000, lookup: guard.lookup }),
+    ).rejects.toThrow('blocked: hooks.invalid resolves to 127.0.0.1 (loopback)');
+    expect(receiver.at('/blocked')).toHaveLength(0);
+  });
+
+  it('reports Retry-After and does not follow redirects', async () => {
+    receiver.on('/r', () => ({ status: 307, headers: { location: receiver.url('/elsewhere'), 'retry-after': '7' } }));
+    const answer = await client.post({ url: new URL(receiver.url('/r')), body: '{}', headers: {}, timeoutMs: 2_000, lookup: new WebhookUrlGuard(true).lookup });
+    expect(answer).toEqual({ status: 307, retryAfter: '7' });
+    expect(receiver.at('/elsewhere')).toHaveLength(0);
+  });
+});
