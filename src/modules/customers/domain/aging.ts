@@ -39,7 +39,3 @@ export function ageReceivables(items: readonly AgeableReceivable[], asOf: string
   for (const item of items) aging[agingBucketFor(item.dueDate, asOf)] += item.amountDue;
   return aging;
 }
-
-export function agingTotal(aging: Aging): number {
-  return Object.values(aging).reduce((a, b) => a + b, 0);
-}

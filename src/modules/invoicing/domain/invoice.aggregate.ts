@@ -72,7 +72,7 @@ function text(field: string, value: unknown, max: number): string | null {
   return trimmed === '' ? null : trimmed;
 }
 
-export function validInvoiceNumber(value: unknown): string {
+function validInvoiceNumber(value: unknown): string {
   const n = typeof value === 'string' ? value.trim() : value;
   if (typeof n !== 'string' || !NUMBER_RE.test(n)) {
     throw ValidationError.field('number', 'number must be 1 to 64 letters, digits or . _ - / #, starting with a letter or digit');
@@ -166,7 +166,7 @@ export class Invoice extends AggregateRoot {
         number: validInvoiceNumber(p.number),
         customerId: p.customer.id,
         customer: { id: p.customer.id, name: p.customer.name, email: p.customer.email },
-        status: 'draft',
+        status,
         currency,
         issueDate,
         dueDate,
@@ -180,7 +180,7 @@ export class Invoice extends AggregateRoot {
         amountPaid: 0,
         dispute: null,
         metadata: { ...(p.metadata ?? {}) },
-        finalizedAt: null,
+        finalizedAt: status === 'open' ? p.now : null,
         paidAt: null,
         version: 1,
         createdAt: p.now,
@@ -188,14 +188,11 @@ export class Invoice extends AggregateRoot {
       },
       0,
     );
-    const events: InvoiceEventType[] = [InvoiceEvents.created];
+    invoice.recordEvent(InvoiceEvents.created, p.now);
     if (status === 'open') {
-      invoice.s.status = 'open';
-      invoice.s.finalizedAt = p.now;
       invoice.movements.push(Invoice.finalization(invoice.s));
-      events.push(InvoiceEvents.finalized);
+      invoice.recordEvent(InvoiceEvents.finalized, p.now);
     }
-    for (const type of events) invoice.recordEvent(type, p.now);
     return invoice;
   }
 
