@@ -68,10 +68,8 @@ function amountFilter(field: string, value: string | undefined): number | undefi
   return n;
 }
 
-function range(fromField: string, from: string | number | undefined, to: string | number | undefined): void {
-  if (from !== undefined && to !== undefined && from > to) {
-    throw ValidationError.field(fromField, `${fromField} must not be after ${fromField.replace(/_(from|min)$/, (m) => (m === '_from' ? '_to' : '_max'))}`);
-  }
+function range(fromField: string, toField: string, from: string | number | undefined, to: string | number | undefined): void {
+  if (from !== undefined && to !== undefined && from > to) throw ValidationError.field(fromField, `${fromField} must not be after ${toField}`);
 }
 
 /** Invoice list and detail read straight from SQL into the public representation. */
@@ -106,9 +104,9 @@ export class InvoiceReadModel {
       amount_due_min: amountFilter('amount_due_min', raw.amount_due_min),
       amount_due_max: amountFilter('amount_due_max', raw.amount_due_max),
     };
-    range('issue_date_from', filters.issue_date_from, filters.issue_date_to);
-    range('due_date_from', filters.due_date_from, filters.due_date_to);
-    range('amount_due_min', filters.amount_due_min, filters.amount_due_max);
+    range('issue_date_from', 'issue_date_to', filters.issue_date_from, filters.issue_date_to);
+    range('due_date_from', 'due_date_to', filters.due_date_from, filters.due_date_to);
+    range('amount_due_min', 'amount_due_max', filters.amount_due_min, filters.amount_due_max);
     const list = parseListParams(raw, { ...filters, sort: `${sort.direction}:${sort.field}` });
 
     const today = this.clock.today();
