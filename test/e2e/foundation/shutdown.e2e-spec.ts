@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,14 +43,23 @@ describe('npm start: embedded database, README calls, graceful shutdown', () => 
   let output = '';
 
   afterAll(async () => {
+    if (!dataDir) return;
     if (server && server.exitCode === null) {
       server.kill('SIGKILL');
       await sleep(200);
     }
     // A PostgreSQL left behind by a failed run would keep the directory busy; stop it first.
-    if (existsSync(join(dataDir, 'pg', 'postmaster.pid'))) {
-      spawn('pkill', ['-f', `-D ${join(dataDir, 'pg')}`]);
-      await sleep(500);
+    const pidFile = join(dataDir, 'pg', 'postmaster.pid');
+    if (existsSync(pidFile)) {
+      const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGINT'); // PostgreSQL's "fast" shutdown
+        } catch {
+          // already gone
+        }
+      }
+      await sleep(1000);
     }
     rmSync(dataDir, { recursive: true, force: true });
   });
