@@ -3,12 +3,12 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
+import { ProblemResponse } from '../../../shared/http/problem.response';
 import { CurrentClient, RequireScopes } from '../../auth';
 import { GetCustomerStatementQuery } from '../application/get-customer-statement.query';
 import { renderStatementCsv } from '../infrastructure/statement-csv.renderer';
 import { StatementPdfRenderer } from '../infrastructure/statement-pdf.renderer';
 import { StatementDocument, StatementView } from '../infrastructure/statement-read-model';
-import { ProblemResponse } from './problem.response';
 import { StatementRequest } from './statement.request';
 import { StatementResponse } from './statement.response';
 
