@@ -69,7 +69,7 @@ describe('concurrent cash application', () => {
 
   it('keeps one payment whole under parallel matches to many invoices and reversals', async () => {
     const c = await r.customer();
-    const invoices = [];
+    const invoices: any[] = [];
     for (let i = 0; i < 12; i++) invoices.push(await r.invoice(c.id, 1_000));
     const payment = (await r.payment({ customer_id: c.id, amount: 5_000, auto_match: 'none' })).body;
     const results = await Promise.all(invoices.map((inv) => app.post(`/api/v1/payments/${payment.id}/match`, { applications: [{ invoice_id: inv.id }] }, tenant.token)));
@@ -88,7 +88,7 @@ describe('concurrent cash application', () => {
 
   it('auto-matches parallel payments of one customer one after the other, each on fresh figures', async () => {
     const c = await r.customer();
-    const invoices = [];
+    const invoices: any[] = [];
     for (let i = 0; i < 10; i++) invoices.push(await r.invoice(c.id, 1_000, { due_date: `2027-01-${String(10 + i).padStart(2, '0')}` }));
     // 9 × 1,234 = 11,106 > 10,000: the amounts never let exact_amount or combination fit, so
     // every payment goes oldest first on what the previous ones left.
@@ -106,7 +106,7 @@ describe('concurrent cash application', () => {
 
   it('keeps the books when automatic and manual matches race for the same invoices', async () => {
     const c = await r.customer();
-    const invoices = [];
+    const invoices: any[] = [];
     for (let i = 0; i < 3; i++) invoices.push(await r.invoice(c.id, 2_000));
     const manual: string[] = [];
     for (let i = 0; i < 10; i++) manual.push((await r.payment({ customer_id: c.id, amount: 300, auto_match: 'none' })).body.id);
