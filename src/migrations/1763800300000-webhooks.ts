@@ -61,15 +61,14 @@ export class Webhooks1763800300000 implements MigrationInterface {
     await q.query(`CREATE INDEX webhook_deliveries_leased_idx ON webhook_deliveries (locked_until) WHERE locked_until IS NOT NULL`);
     await q.query(`CREATE INDEX webhook_deliveries_list_idx ON webhook_deliveries (tenant_id, endpoint_id, created_at, id)`);
 
-    // One row per invoice and due date that went overdue: the primary key is what makes the
-    // scheduled job emit invoice.overdue once even with several instances running it.
+    // One row per invoice and due date that went overdue: inserting it (ON CONFLICT DO NOTHING)
+    // is what lets the scheduled job emit invoice.overdue once, however many instances run it.
     // No foreign key to invoices: that table belongs to the invoicing module.
     await q.query(`
       CREATE TABLE invoice_overdue_notices (
         tenant_id text NOT NULL,
         invoice_id text NOT NULL,
         due_date date NOT NULL,
-        event_id text NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (tenant_id, invoice_id, due_date)
       )`);

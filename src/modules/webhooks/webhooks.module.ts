@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/config';
+import { InvoicingModule } from '../invoicing';
 import { WebhooksController } from './api/webhooks.controller';
 import { CreateWebhookEndpointHandler } from './application/create-webhook-endpoint.command';
 import { DeleteWebhookEndpointHandler } from './application/delete-webhook-endpoint.command';
@@ -14,6 +15,7 @@ import { WebhookDeliveryQueue } from './application/webhook-delivery.queue';
 import { WebhookEndpointRepository } from './domain/webhook-endpoint.repository';
 import { WebhookUrlPolicy } from './domain/webhook-url-policy';
 import { DeliveryStore } from './infrastructure/delivery-store';
+import { InvoiceOverdueJob } from './infrastructure/invoice-overdue.job';
 import { RELAY_SETTINGS, relaySettings } from './infrastructure/relay-settings';
 import { TypeormWebhookDeliveryQueue } from './infrastructure/typeorm-webhook-delivery.queue';
 import { TypeormWebhookEndpointRepository } from './infrastructure/typeorm-webhook-endpoint.repository';
@@ -22,7 +24,7 @@ import { WebhookRelay } from './infrastructure/webhook-relay';
 import { WebhookUrlGuard } from './infrastructure/webhook-url-guard';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpointOrmEntity])],
+  imports: [TypeOrmModule.forFeature([WebhookEndpointOrmEntity]), InvoicingModule],
   controllers: [WebhooksController],
   providers: [
     { provide: RELAY_SETTINGS, useFactory: (config: AppConfig) => relaySettings(config), inject: [APP_CONFIG] },
@@ -32,6 +34,7 @@ import { WebhookUrlGuard } from './infrastructure/webhook-url-guard';
     { provide: WebhookDeliveryQueue, useClass: TypeormWebhookDeliveryQueue },
     DeliveryStore,
     WebhookRelay,
+    InvoiceOverdueJob,
     CreateWebhookEndpointHandler,
     UpdateWebhookEndpointHandler,
     DeleteWebhookEndpointHandler,

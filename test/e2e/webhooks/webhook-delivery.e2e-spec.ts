@@ -127,6 +127,22 @@ describe('webhook delivery', () => {
     expect(await deliveries(app, tenant, ep.id)).toHaveLength(1);
   });
 
+  it('fails the pending deliveries of an endpoint a client disables, and does not resend them when it is enabled again', async () => {
+    receiver.on('/later', () => ({ status: 503, headers: { 'retry-after': '30' } }));
+    const ep = await subscribe(app, tenant, receiver.url('/later'), ['*']);
+    await emitEvent(app, tenant.tenant_id, 'dispute.opened');
+    await receiver.waitForCount('/later', 1);
+    await waitUntil(async () => (await deliveries(app, tenant, ep.id))[0]?.last_response_code === 503);
+    const [waiting] = await deliveries(app, tenant, ep.id);
+    expect(waiting).toMatchObject({ status: 'pending', attempts: 1, last_error: 'HTTP 503' });
+    expect(Date.parse(waiting.next_attempt_at) - Date.now()).toBeGreaterThan(25_000);
+
+    expect((await app.patch(`/api/v1/webhooks/${ep.id}`, { status: 'disabled' }, tenant.token)).status).toBe(200);
+    expect(await deliveries(app, tenant, ep.id)).toEqual([expect.objectContaining({ status: 'failed', attempts: 1, last_error: 'endpoint disabled', next_attempt_at: null })]);
+    expect((await app.patch(`/api/v1/webhooks/${ep.id}`, { status: 'enabled' }, tenant.token)).status).toBe(200);
+    expect((await deliveries(app, tenant, ep.id))[0].status).toBe('failed');
+  });
+
   it('does not let a slow endpoint delay deliveries to another', async () => {
     receiver.on('/slow', () => ({ status: 200, delayMs: 1_200 }));
     const slow = await subscribe(app, tenant, receiver.url('/slow'), ['*']);

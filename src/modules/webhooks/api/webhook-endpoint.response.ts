@@ -54,14 +54,3 @@ export class WebhookDeliveryListResponse {
   @ApiProperty() has_more: boolean;
   @ApiProperty({ nullable: true, type: String }) next_cursor: string | null;
 }
-
-export class ProblemResponse {
-  @ApiProperty({ example: '/problems/validation_failed' }) type: string;
-  @ApiProperty({ example: 'Validation failed' }) title: string;
-  @ApiProperty({ example: 400 }) status: number;
-  @ApiProperty() detail: string;
-  @ApiProperty({ example: 'validation_failed' }) code: string;
-  @ApiProperty() request_id: string;
-  @ApiPropertyOptional({ example: [{ field: 'events[0]', code: 'unknown_event_type', message: '"invoice.sent" is not a known event type' }] })
-  errors?: { field: string; code: string; message: string }[];
-}

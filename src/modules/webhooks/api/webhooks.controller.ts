@@ -22,8 +22,8 @@ import {
   RotateWebhookSecretRequest,
   UpdateWebhookEndpointRequest,
 } from './webhook-endpoint.request';
+import { ProblemResponse } from '../../../shared/http/problem.response';
 import {
-  ProblemResponse,
   RotatedSecretResponse,
   WebhookDeliveryListResponse,
   WebhookDeliveryResponse,

@@ -1,0 +1,112 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DomainEvent } from '../../../shared/domain/aggregate-root';
+import { Clock } from '../../../shared/domain/clock';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { OutboxWriter } from '../../../shared/infrastructure/outbox/outbox.writer';
+import { InvoiceRepository } from '../../invoicing';
+import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
+
+export const INVOICE_OVERDUE = 'invoice.overdue';
+const BATCH = 200;
+/** Only one instance scans at a time; the others skip that round (the lock is per transaction). */
+const SCAN_LOCK = 'webhooks:invoice-overdue-scan';
+
+/**
+ * Emits `invoice.overdue` once per invoice and due date, when the due date has passed and the
+ * invoice is still open or partially paid with something due (contract §7's `overdue`).
+ * Nothing changes on the invoice: overdue follows from the calendar, so this scheduled job
+ * notices it. A notice row inserted with ON CONFLICT DO NOTHING in the same transaction as the
+ * outbox row makes it fire once whatever the number of instances; candidate invoices are
+ * read FOR SHARE SKIP LOCKED, so one being paid right now is looked at again next round
+ * rather than announced overdue on a stale reading. Moving the due date out and letting it
+ * pass again emits a new event. On a first deployment every invoice already overdue is
+ * announced once.
+ */
+@Injectable()
+export class InvoiceOverdueJob implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('InvoiceOverdueJob');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly invoices: InvoiceRepository,
+    private readonly outbox: OutboxWriter,
+    private readonly clock: Clock,
+    @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.enabled) return;
+    this.stopped = false;
+    this.schedule(Math.min(1_000, this.settings.overdueIntervalMs));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One full scan; returns how many events it emitted. */
+  async runOnce(): Promise<number> {
+    let emitted = 0;
+    for (;;) {
+      const { emitted: n, scanned } = await this.batch();
+      emitted += n;
+      if (scanned < BATCH || this.stopped) return emitted;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch((error) => this.logger.error(`overdue scan failed: ${(error as Error).message}`))
+        .finally(() => {
+          this.running = null;
+          if (!this.stopped) this.schedule(this.settings.overdueIntervalMs);
+        });
+    }, delayMs);
+  }
+
+  private batch(): Promise<{ emitted: number; scanned: number }> {
+    const today = this.clock.today();
+    return this.uow.run(async () => {
+      const [{ locked }] = await this.uow.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, [SCAN_LOCK]);
+      if (!locked) return { emitted: 0, scanned: 0 };
+      const noticed: { tenant_id: string; invoice_id: string }[] = await this.uow.query(
+        `WITH due AS (
+           SELECT i.tenant_id, i.id, i.due_date FROM invoices i
+            WHERE i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < $1::date
+              AND NOT EXISTS (SELECT 1 FROM invoice_overdue_notices n
+                               WHERE n.tenant_id = i.tenant_id AND n.invoice_id = i.id AND n.due_date = i.due_date)
+            ORDER BY i.due_date, i.tenant_id, i.id
+            LIMIT $2
+            FOR SHARE OF i SKIP LOCKED)
+         INSERT INTO invoice_overdue_notices (tenant_id, invoice_id, due_date)
+         SELECT tenant_id, id, due_date FROM due
+         ON CONFLICT DO NOTHING
+         RETURNING tenant_id, invoice_id`,
+        [today, BATCH],
+      );
+      const now = this.clock.now();
+      const events: DomainEvent[] = [];
+      for (const row of noticed) {
+        const invoice = await this.invoices.findById(row.tenant_id, row.invoice_id);
+        if (!invoice) continue;
+        events.push({
+          type: INVOICE_OVERDUE,
+          aggregateType: 'invoice',
+          aggregateId: invoice.id,
+          tenantId: invoice.tenantId,
+          occurredAt: now,
+          data: { object: { ...invoice.toJSON(today) } },
+        });
+      }
+      await this.outbox.write(this.uow.manager(), events);
+      if (events.length > 0) this.logger.log(`${events.length} invoice(s) became overdue`);
+      return { emitted: events.length, scanned: noticed.length };
+    });
+  }
+}

@@ -1,0 +1,114 @@
+import { EVENT_TYPES } from '../../../src/modules/webhooks/domain/event-types';
+import { TestApp, TestTenant } from '../../support/test-app';
+import { ReceivedWebhook, WebhookReceiver } from '../../support/webhook-receiver';
+import { subscribe } from './support';
+
+process.env.WEBHOOK_RELAY_POLL_MS = '300';
+process.env.INVOICE_OVERDUE_SCAN_MS = '200';
+
+/**
+ * Every public event type, each caused by a real API call (invoice.overdue by the scheduled
+ * scan), reaches a subscriber signed so that the standardwebhooks library verifies it.
+ */
+describe('every event type arrives signed', () => {
+  let app: TestApp;
+  let receiver: WebhookReceiver;
+  let t: TestTenant;
+  let secret: string;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    app = await TestApp.start();
+    t = await app.createTenant();
+    ({ secret } = await subscribe(app, t, receiver.url('/all'), ['*']));
+  });
+  afterAll(async () => {
+    await app.close();
+    await receiver.close();
+  });
+
+  async function ok<T = any>(res: Promise<{ status: number; body: T; text: string }>, status: number): Promise<T> {
+    const r = await res;
+    if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
+    return r.body;
+  }
+
+  const received = (type: string, objectId: string) =>
+    receiver.waitFor((all) => all.some((r) => r.event.type === type && r.event.data.object.id === objectId), 5_000, `${type} for ${objectId}`)
+      .then((all) => all.filter((r) => r.event.type === type && r.event.data.object.id === objectId));
+
+  function verified(requests: ReceivedWebhook[]): ReceivedWebhook {
+    expect(requests).toHaveLength(1);
+    const [r] = requests;
+    expect(WebhookReceiver.verify(r, secret)).toEqual(r.event);
+    expect(r.headers['webhook-id']).toBe(r.event.id);
+    expect(r.event).toEqual({ id: expect.stringMatching(/^evt_/), type: expect.any(String), created_at: expect.any(String), data: expect.any(Object) });
+    return r;
+  }
+
+  const line = (amount: number) => [{ description: 'Consulting', quantity: 1, unit_amount: amount }];
+
+  it('invoice and dispute events', async () => {
+    const customer = await ok(app.post('/api/v1/customers', { name: 'Globex', email: 'ap@globex.example', currency: 'usd' }, t.token), 201);
+    const invoice = await ok(app.post('/api/v1/invoices', { customer_id: customer.id, currency: 'usd', line_items: line(10_000) }, t.token), 201);
+
+    verified(await received('invoice.created', invoice.id));
+    const finalized = verified(await received('invoice.finalized', invoice.id));
+    expect(finalized.event.data.object).toMatchObject({ id: invoice.id, status: 'open', total: 10_000, currency: 'usd' });
+
+    await ok(app.patch(`/api/v1/invoices/${invoice.id}`, { memo: 'Thanks!' }, t.token), 200);
+    const updated = await received('invoice.updated', invoice.id);
+    const memo = verified(updated.filter((r) => r.event.data.object.memo === 'Thanks!'));
+    expect(memo.event.data.previous_attributes).toMatchObject({ memo: null });
+
+    await ok(app.patch(`/api/v1/invoices/${invoice.id}`, { dispute: { status: 'open', reason: 'damaged goods' } }, t.token), 200);
+    const opened = verified(await received('dispute.opened', invoice.id));
+    expect(opened.event.data.object.dispute).toMatchObject({ status: 'open', reason: 'damaged goods' });
+    await ok(app.patch(`/api/v1/invoices/${invoice.id}`, { dispute: { status: 'resolved' } }, t.token), 200);
+    verified(await received('dispute.resolved', invoice.id));
+
+    const draft = await ok(app.post('/api/v1/invoices', { customer_id: customer.id, status: 'draft', line_items: line(500) }, t.token), 201);
+    await ok(app.patch(`/api/v1/invoices/${draft.id}`, { status: 'void' }, t.token), 200);
+    expect(verified(await received('invoice.voided', draft.id)).event.data.object.status).toBe('void');
+
+    const bad = await ok(app.post('/api/v1/invoices', { customer_id: customer.id, line_items: line(700) }, t.token), 201);
+    await ok(app.patch(`/api/v1/invoices/${bad.id}`, { status: 'uncollectible' }, t.token), 200);
+    expect(verified(await received('invoice.marked_uncollectible', bad.id)).event.data.object.status).toBe('uncollectible');
+  });
+
+  it('invoice.overdue, once, from the scheduled scan', async () => {
+    const customer = await ok(app.post('/api/v1/customers', { name: 'Initech', currency: 'usd' }, t.token), 201);
+    const late = await ok(
+      app.post('/api/v1/invoices', { customer_id: customer.id, issue_date: '2020-01-01', due_date: '2020-01-31', line_items: line(4_200) }, t.token),
+      201,
+    );
+    const overdue = verified(await received('invoice.overdue', late.id));
+    expect(overdue.event.data.object).toMatchObject({ id: late.id, overdue: true, amount_due: 4_200, due_date: '2020-01-31' });
+    expect(overdue.event.data.object.days_past_due).toBeGreaterThan(2000);
+    // Later scans do not repeat it.
+    await new Promise((r) => setTimeout(r, 700));
+    expect(receiver.received.filter((r) => r.event.type === 'invoice.overdue' && r.event.data.object.id === late.id)).toHaveLength(1);
+  });
+
+  it('payment events and invoice.paid, including those raised by automatic matching', async () => {
+    const customer = await ok(app.post('/api/v1/customers', { name: 'Umbrella', currency: 'usd' }, t.token), 201);
+    const invoice = await ok(app.post('/api/v1/invoices', { customer_id: customer.id, line_items: line(12_550) }, t.token), 201);
+    const payment = await ok(
+      app.post('/api/v1/payments', { customer_id: customer.id, amount: 12_550, currency: 'usd', method: 'ach', payment_date: '2026-01-15' }, t.token),
+      201,
+    );
+    expect(payment.applications).toHaveLength(1);
+
+    expect(verified(await received('payment.created', payment.id)).event.data.object).toMatchObject({ id: payment.id, amount: 12_550 });
+    expect(verified(await received('payment.matched', payment.id)).event.data.object).toMatchObject({ id: payment.id, status: 'applied' });
+    expect(verified(await received('invoice.paid', invoice.id)).event.data.object).toMatchObject({ status: 'paid', amount_due: 0 });
+
+    const reversed = await app.delete(`/api/v1/payments/${payment.id}/applications/${payment.applications[0].id}`, t.token);
+    expect(reversed.status).toBe(200);
+    expect(verified(await received('payment.application_reversed', payment.id)).event.data.object).toMatchObject({ id: payment.id, status: 'unapplied' });
+  });
+
+  it('covered all twelve types', () => {
+    expect(new Set(receiver.received.map((r) => r.event.type))).toEqual(new Set(EVENT_TYPES));
+  });
+});
