@@ -126,6 +126,19 @@ describe('Payment', () => {
   });
 });
 
+describe('Payment ledger credit', () => {
+  it('credits the customer once: at recording when known, or when the payment is identified', () => {
+    expect(aRecordedPayment().pullMovements()).toEqual([{ customerId: 'cus_a', date: '2025-03-01', credit: 10_000 }]);
+
+    const unidentified = aRecordedPayment({ customerId: null });
+    expect(unidentified.pullMovements()).toEqual([]);
+    unidentified.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 100, applicationId: 'app_1' }], 'auto', 'reference', LATER, 'cus_z');
+    expect(unidentified.pullMovements()).toEqual([{ customerId: 'cus_z', date: '2025-03-01', credit: 10_000 }]);
+    unidentified.apply([{ invoiceId: 'inv_2', invoiceNumber: 'INV-2', amount: 100, applicationId: 'app_2' }], 'manual', 'manual', LATER, 'cus_z');
+    expect(unidentified.pullMovements()).toEqual([]);
+  });
+});
+
 describe('CashApplication', () => {
   it('applies to invoices and payment alike, defaulting to the lesser of amount due and what is left', () => {
     const payment = aRecordedPayment({ amount: Money.of(10_000, 'usd') });

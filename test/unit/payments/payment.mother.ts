@@ -23,6 +23,7 @@ export class FakeInvoice implements PayableInvoice {
   readonly applied: { amount: number; paymentId: string; applicationId: string }[] = [];
   readonly reversed: string[] = [];
   status: string;
+  isDisputed = false;
   constructor(
     readonly id: string,
     readonly number: string,
@@ -33,6 +34,11 @@ export class FakeInvoice implements PayableInvoice {
     status?: string,
   ) {
     this.status = status ?? (paid === 0 ? 'open' : paid === total ? 'paid' : 'partially_paid');
+  }
+  /** a concurrent change (another transaction's manual match) */
+  pay(amount: number): void {
+    this.paid += amount;
+    this.status = this.paid === this.total ? 'paid' : 'partially_paid';
   }
   get amountDue(): Money {
     return Money.of(this.total - this.paid, this.currency);
