@@ -124,7 +124,7 @@ export class WebhookReceiver {
     const request: ReceivedWebhook = { path, headers, body, event, n, at: Date.now() };
     this.received.push(request);
     this.waiters.forEach((w) => w());
-    const reply = await (this.behaviours.get(path) ?? (() => ({})))(request);
+    const reply: Reply = await (this.behaviours.get(path) ?? (() => ({})))(request);
     if (reply.hang) return;
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
