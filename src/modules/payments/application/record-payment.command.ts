@@ -5,8 +5,9 @@ import { isValidId, newId } from '../../../shared/domain/ids';
 import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
 import { CustomerRepository } from '../../customers';
 import { AutoMatchMode, RemittanceLine } from '../domain/matching/cash-matching.policy';
-import { Payment, PaymentMethod } from '../domain/payment.aggregate';
+import { Payment } from '../domain/payment.aggregate';
 import { PaymentRepository } from '../domain/payment.repository';
+import { PaymentMethod } from '../domain/payment.snapshot';
 
 export interface RecordPaymentInput {
   customer_id?: string | null;

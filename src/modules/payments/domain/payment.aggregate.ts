@@ -19,9 +19,6 @@ import {
   presentPayment,
 } from './payment.snapshot';
 
-export { PAYMENT_METHODS, AUTO_MATCH_MODES, PAYMENT_STATUSES } from './payment.snapshot';
-export type { PaymentMethod, PaymentStatus, MatchStatus, PaymentMatch, PaymentJson } from './payment.snapshot';
-
 /** A change to what the customer owes: the payment received, credited once the customer is known. */
 export interface PaymentLedgerMovement {
   customerId: string;
