@@ -7,8 +7,3 @@ export { AGING_BUCKETS, ageReceivables, agingBucketFor, emptyAging, type Aging, 
 export { creditAvailable, creditStatus, type CreditStatus } from './domain/credit';
 export { LedgerWriter } from './infrastructure/ledger.writer';
 export { ReceivablesProjection } from './infrastructure/receivables.projection';
-// Shared list/HTTP helpers (candidates for src/shared; exported so invoicing does not copy them).
-export { parseListParams, keysetCondition, keysetOrder, keysetValue, toPage, parseBooleanFlag, type KeysetColumn, type ListParams } from './infrastructure/keyset';
-export { setNextLink } from './api/next-link';
-export { ProblemResponse } from './api/problem.response';
-export { IsMetadata, ReadOnly } from './api/metadata.validator';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { IsMetadata } from './metadata.validator';
+import { IsMetadata } from '../../../shared/http/metadata.validator';
 
 export class BillingAddressRequest {
   @ApiPropertyOptional({ example: '1 Main Street', nullable: true }) @IsOptional() @IsString() line1?: string | null;

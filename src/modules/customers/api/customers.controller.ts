@@ -14,8 +14,8 @@ import { UpdateCustomerCommand } from '../application/update-customer.command';
 import { CustomerDetailView, CustomerView } from '../infrastructure/customer-read-model';
 import { CreateCustomerRequest, GetCustomerRequest, ListCustomersRequest, UpdateCustomerRequest } from './customer.request';
 import { CustomerDetailResponse, CustomerPageResponse } from './customer.response';
-import { setNextLink } from './next-link';
-import { ProblemResponse } from './problem.response';
+import { setNextLink } from '../../../shared/http/next-link';
+import { ProblemResponse } from '../../../shared/http/problem.response';
 
 @ApiTags('customers')
 @ApiBearerAuth()

@@ -9,7 +9,7 @@ import { Aging, emptyAging } from '../domain/aging';
 import { CREDIT_STATUSES, creditAvailable, CreditStatus, creditStatus } from '../domain/credit';
 import { BillingAddress } from '../domain/customer.aggregate';
 import { agingFromRow, agingSelectList, OPEN_INVOICE_SQL } from './aging.sql';
-import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from './keyset';
+import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { PaymentFiguresReader } from './payment-figures.reader';
 import { ReceivablesProjection } from './receivables.projection';
 

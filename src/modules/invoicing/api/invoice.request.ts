@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { IsMetadata, ReadOnly } from '../../customers';
+import { IsMetadata, ReadOnly } from '../../../shared/http/metadata.validator';
 import { INVOICE_STATUSES } from '../domain/invoice-status';
 
 const MAX_LINES = 250;

@@ -5,7 +5,7 @@ import { isValidId } from '../../../shared/domain/ids';
 import { Page, parseSort, SortSpec } from '../../../shared/domain/pagination';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
-import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../customers';
+import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { InvoiceJson, presentInvoice } from '../domain/invoice.snapshot';
 import { INVOICE_STATUSES, isInvoiceStatus } from '../domain/invoice-status';
 import { INVOICE_FROM, INVOICE_SELECT, InvoiceMapper, InvoiceRow } from './invoice.mapper';

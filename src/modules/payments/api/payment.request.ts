@@ -13,7 +13,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { IsMetadata } from '../../customers';
+import { IsMetadata } from '../../../shared/http/metadata.validator';
 import { AUTO_MATCH_MODES, PAYMENT_METHODS } from '../domain/payment.snapshot';
 
 const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;

@@ -7,7 +7,7 @@ import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
 import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
 import { CurrentClient, RequireScopes } from '../../auth';
 import { ProblemResponse } from '../../../shared/http/problem.response';
-import { setNextLink } from '../../customers';
+import { setNextLink } from '../../../shared/http/next-link';
 import { GetPaymentQuery } from '../application/get-payment.query';
 import { ListPaymentsQuery } from '../application/list-payments.query';
 import { MatchPaymentCommand, MatchPaymentResult } from '../application/match-payment.command';

@@ -4,7 +4,7 @@ import { ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
 import { Page, parseSort } from '../../../shared/domain/pagination';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
-import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseListParams, toPage } from '../../customers';
+import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { PaymentNotFoundError } from '../domain/payment.errors';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, PaymentJson, presentPayment } from '../domain/payment.snapshot';
 import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow } from './payment.mapper';

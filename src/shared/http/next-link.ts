@@ -1,5 +1,5 @@
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { Page } from '../../../shared/domain/pagination';
+import { Page } from '../domain/pagination';
 
 /** `Link: <...>; rel="next"` (RFC 8288) to the same query with the next cursor (contract §5). */
 export function setNextLink(request: FastifyRequest, reply: FastifyReply, page: Page<unknown>): void {

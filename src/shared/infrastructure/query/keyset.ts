@@ -1,5 +1,5 @@
-import { ValidationError } from '../../../shared/domain/domain-error';
-import { CursorPayload, DEFAULT_LIMIT, decodeCursor, encodeCursor, fingerprint, MAX_LIMIT, Page, SortSpec } from '../../../shared/domain/pagination';
+import { ValidationError } from '../../domain/domain-error';
+import { CursorPayload, DEFAULT_LIMIT, decodeCursor, encodeCursor, fingerprint, MAX_LIMIT, Page, SortSpec } from '../../domain/pagination';
 
 /**
  * Keyset pagination in SQL (contract §5). A page is `WHERE tenant_id = $1 AND <filters> AND
@@ -7,7 +7,6 @@ import { CursorPayload, DEFAULT_LIMIT, decodeCursor, encodeCursor, fingerprint, 
  * id) index that is a range scan from the cursor, so a deep page costs what the first costs.
  * Sort values travel in the cursor as PostgreSQL text (exact for timestamps' microseconds and
  * for bigints) and are cast back in the comparison.
- * Written for customers and invoicing; a candidate for shared/infrastructure.
  */
 export type SqlSortType = 'timestamptz' | 'date' | 'text' | 'bigint';
 
