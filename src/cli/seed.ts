@@ -47,9 +47,8 @@ async function main(argv: string[]): Promise<number> {
       // Bulk data is disposable until the seed finishes: no need to wait for each WAL flush.
       await client.query('SET synchronous_commit = off');
       for (let t = 0; t < tenants.length; t++) {
-        reports.push(await seedTenantData(client, tenants[t].tenant_id, share(opts, t, tenants.length), opts, `tenant ${t + 1}/${tenants.length}`));
+        reports.push(await seedTenantData(db.url, client, tenants[t].tenant_id, share(opts, t, tenants.length), opts, `tenant ${t + 1}/${tenants.length}`));
       }
-      await client.query('ANALYZE');
     } finally {
       await client.end();
     }
