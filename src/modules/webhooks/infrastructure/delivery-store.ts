@@ -33,6 +33,23 @@ export type DeliveryOutcome =
   /** this instance stopped mid-attempt: the delivery is handed back at once */
   | { kind: 'released'; error: string };
 
+/** NOTIFY payload on the outbox channel for new deliveries (the OutboxWriter's own is empty). */
+export const DELIVERIES_NOTICE = 'deliveries';
+
+type DeliveryRow = [tenantId: string, id: string, endpointId: string, eventId: string, type: string];
+
+const deliveryColumns = (rows: DeliveryRow[]) => [0, 1, 2, 3, 4].map((i) => rows.map((r) => r[i]));
+
+/** INSERT of new deliveries (due now) from five text arrays bound from `$first` on. */
+const INSERT_DELIVERIES = (first: number) => {
+  const p = (i: number) => `$${first + i}::text[]`;
+  return `INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
+    SELECT t, i, e, ev, ty, 'pending', now(), date_trunc('milliseconds', now()), date_trunc('milliseconds', now())
+      FROM unnest(${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}) AS x(t, i, e, ev, ty)
+    ON CONFLICT (tenant_id, endpoint_id, event_id) DO NOTHING
+    RETURNING id`;
+};
+
 const ms = (n: number) => `make_interval(secs => ${Number(n) / 1000})`;
 
 /**
@@ -49,53 +66,41 @@ export class DeliveryStore {
 
   /**
    * Turns a batch of unpublished outbox rows into one delivery per matching enabled endpoint
-   * of the event's tenant and marks the rows published, in one transaction. A unique key on
-   * (tenant_id, endpoint_id, event_id) keeps it idempotent.
+   * of the event's tenant and marks the rows published, in one transaction of two statements.
+   * A unique key on (tenant_id, endpoint_id, event_id) keeps it idempotent.
    */
   async fanOut(batchSize: number): Promise<{ events: number; deliveries: number }> {
     return this.dataSource.transaction(async (m) => {
-      const events: { tenant_id: string; id: string; type: string }[] = await m.query(
-        `SELECT tenant_id, id, type FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      // The batch with its tenants' enabled endpoints (an event without any still comes back once).
+      const rows: { tenant_id: string; id: string; type: string; endpoint_id: string | null; filters: string[] | null }[] = await m.query(
+        `WITH batch AS (
+           SELECT tenant_id, id, type, seq FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
+         SELECT b.tenant_id, b.id, b.type, e.id AS endpoint_id, e.events AS filters
+           FROM batch b LEFT JOIN webhook_endpoints e ON e.tenant_id = b.tenant_id AND e.status = 'enabled'`,
         [batchSize],
       );
-      if (events.length === 0) return { events: 0, deliveries: 0 };
-      const tenants = [...new Set(events.map((e) => e.tenant_id))];
-      const endpoints: { tenant_id: string; id: string; events: string[] }[] = await m.query(
-        `SELECT tenant_id, id, events FROM webhook_endpoints WHERE tenant_id = ANY($1) AND status = 'enabled'`,
-        [tenants],
-      );
-      const rows: [string, string, string, string, string][] = [];
-      for (const event of events) {
-        for (const endpoint of endpoints) {
-          if (endpoint.tenant_id === event.tenant_id && matchesEventFilter(endpoint.events, event.type)) {
-            rows.push([event.tenant_id, newId('whd'), endpoint.id, event.id, event.type]);
-          }
-        }
-      }
-      let inserted = 0;
-      if (rows.length > 0) inserted = await this.insertDeliveries(m, rows);
-      await m.query(
-        `UPDATE outbox SET published_at = now()
-          WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-        [events.map((e) => e.tenant_id), events.map((e) => e.id)],
-      );
+      if (rows.length === 0) return { events: 0, deliveries: 0 };
+      const events = new Map(rows.map((r) => [`${r.tenant_id}/${r.id}`, r]));
+      const deliveries = rows
+        .filter((r) => r.endpoint_id !== null && matchesEventFilter(r.filters!, r.type))
+        .map((r): DeliveryRow => [r.tenant_id, newId('whd'), r.endpoint_id!, r.id, r.type]);
+      const batch = [...events.values()];
       // Wakes the relays of other instances too: the new deliveries are theirs to share.
-      if (inserted > 0) await m.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', 'deliveries')`);
-      return { events: events.length, deliveries: inserted };
+      const [{ inserted }] = await m.query(
+        `WITH published AS (
+           UPDATE outbox SET published_at = now() WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[])) RETURNING 1),
+         inserted AS (${INSERT_DELIVERIES(3)})
+         SELECT count(*)::int AS inserted, CASE WHEN count(*) > 0 THEN pg_notify('${OUTBOX_CHANNEL}', '${DELIVERIES_NOTICE}') END AS notified
+           FROM inserted`,
+        [batch.map((e) => e.tenant_id), batch.map((e) => e.id), ...deliveryColumns(deliveries)],
+      );
+      return { events: events.size, deliveries: inserted };
     });
   }
 
   /** Inserts pending deliveries due now; rows already there (same endpoint and event) are skipped. */
-  async insertDeliveries(m: EntityManager, rows: [tenantId: string, id: string, endpointId: string, eventId: string, type: string][]): Promise<number> {
-    const col = (i: number) => rows.map((r) => r[i]);
-    const result: unknown[] = await m.query(
-      `INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
-       SELECT t, i, e, ev, ty, 'pending', now(), date_trunc('milliseconds', now()), date_trunc('milliseconds', now())
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(t, i, e, ev, ty)
-       ON CONFLICT (tenant_id, endpoint_id, event_id) DO NOTHING
-       RETURNING id`,
-      [col(0), col(1), col(2), col(3), col(4)],
-    );
+  async insertDeliveries(m: EntityManager, rows: DeliveryRow[]): Promise<number> {
+    const result: unknown[] = await m.query(INSERT_DELIVERIES(1), deliveryColumns(rows));
     return result.length;
   }
 
@@ -104,123 +109,128 @@ export class DeliveryStore {
    * endpoint (counting every instance's live leases), so a slow endpoint's backlog cannot fill
    * all slots. Claiming counts the attempt: an attempt whose sender dies is not repeated under
    * the same number, and one attempt is never sent by two instances (the row lock decides who
-   * claims it; the lease outlives the request timeout).
+   * claims it; the lease outlives the request timeout). One statement, one round trip: the
+   * candidate rows are locked SKIP LOCKED, trimmed to each endpoint's free share, and leased.
    */
   async claim(owner: string, limit: number, perEndpoint: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    return this.dataSource.transaction(async (m) => {
-      const busy: { tenant_id: string; endpoint_id: string; n: number }[] = await m.query(
-        `SELECT tenant_id, endpoint_id, count(*)::int AS n FROM webhook_deliveries
-          WHERE locked_until > now() GROUP BY tenant_id, endpoint_id`,
-      );
-      const inFlight = new Map(busy.map((b) => [`${b.tenant_id}/${b.endpoint_id}`, b.n]));
-      const full = busy.filter((b) => b.n >= perEndpoint);
-      const candidates: { tenant_id: string; id: string; endpoint_id: string }[] = await m.query(
-        `SELECT tenant_id, id, endpoint_id FROM webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= now()
-            AND (locked_until IS NULL OR locked_until <= now())
-            AND (tenant_id, endpoint_id) NOT IN (SELECT * FROM unnest($1::text[], $2::text[]))
-          ORDER BY next_attempt_at, id
+    // UPDATE ... RETURNING comes back from TypeORM as [rows, affected].
+    const [rows]: [Record<string, any>[], number] = await this.dataSource.query(
+      `WITH busy AS (
+         SELECT tenant_id, endpoint_id, count(*)::int AS n FROM webhook_deliveries
+          WHERE locked_until > now() GROUP BY tenant_id, endpoint_id),
+       candidates AS (
+         SELECT d.tenant_id, d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.locked_until IS NULL OR d.locked_until <= now())
+            AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.tenant_id = d.tenant_id AND b.endpoint_id = d.endpoint_id AND b.n >= $2)
+          ORDER BY d.next_attempt_at, d.id
           LIMIT $3
-          FOR UPDATE SKIP LOCKED`,
-        [full.map((b) => b.tenant_id), full.map((b) => b.endpoint_id), Math.min(limit * 4, 1000)],
-      );
-      const picked: typeof candidates = [];
-      for (const c of candidates) {
-        if (picked.length >= limit) break;
-        const key = `${c.tenant_id}/${c.endpoint_id}`;
-        const n = inFlight.get(key) ?? 0;
-        if (n >= perEndpoint) continue;
-        inFlight.set(key, n + 1);
-        picked.push(c);
-      }
-      if (picked.length === 0) return [];
-      // UPDATE ... RETURNING comes back from TypeORM as [rows, affected].
-      const [rows]: [Record<string, any>[], number] = await m.query(
-        `UPDATE webhook_deliveries d
-            SET attempts = d.attempts + 1, locked_by = $3, locked_until = now() + ${ms(leaseMs)},
-                last_attempt_at = now(), updated_at = now()
-           FROM webhook_endpoints e, outbox o
-          WHERE (d.tenant_id, d.id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
-            AND e.tenant_id = d.tenant_id AND e.id = d.endpoint_id
-            AND o.tenant_id = d.tenant_id AND o.id = d.event_id
-        RETURNING d.tenant_id, d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.status AS endpoint_status,
-                  e.secret, e.previous_secret, e.previous_secret_expires_at, o.type, o.created_at AS event_created_at, o.data`,
-        [picked.map((p) => p.tenant_id), picked.map((p) => p.id), owner],
-      );
-      return rows.map((r) => ({
-        tenantId: r.tenant_id,
-        id: r.id,
-        endpointId: r.endpoint_id,
-        eventId: r.event_id,
-        eventType: r.type,
-        attempt: r.attempts,
-        url: r.url,
-        endpointEnabled: r.endpoint_status === 'enabled',
-        secret: r.secret,
-        previousSecret: r.previous_secret,
-        previousSecretExpiresAt: r.previous_secret_expires_at,
-        eventCreatedAt: r.event_created_at,
-        data: r.data,
-      }));
-    });
+          FOR UPDATE OF d SKIP LOCKED),
+       picked AS (
+         SELECT c.tenant_id, c.id FROM (
+           SELECT c.*, row_number() OVER (PARTITION BY c.tenant_id, c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn
+             FROM candidates c) c
+           LEFT JOIN busy b ON b.tenant_id = c.tenant_id AND b.endpoint_id = c.endpoint_id
+          WHERE c.rn <= $2 - coalesce(b.n, 0)
+          ORDER BY c.next_attempt_at, c.id
+          LIMIT $1)
+       UPDATE webhook_deliveries d
+          SET attempts = d.attempts + 1, locked_by = $4, locked_until = now() + ${ms(leaseMs)},
+              last_attempt_at = now(), updated_at = now()
+         FROM picked p, webhook_endpoints e, outbox o
+        WHERE d.tenant_id = p.tenant_id AND d.id = p.id
+          AND e.tenant_id = d.tenant_id AND e.id = d.endpoint_id
+          AND o.tenant_id = d.tenant_id AND o.id = d.event_id
+      RETURNING d.tenant_id, d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.status AS endpoint_status,
+                e.secret, e.previous_secret, e.previous_secret_expires_at, o.type, o.created_at AS event_created_at, o.data`,
+      [limit, perEndpoint, Math.min(limit * 4, 1000), owner],
+    );
+    return rows.map((r) => ({
+      tenantId: r.tenant_id,
+      id: r.id,
+      endpointId: r.endpoint_id,
+      eventId: r.event_id,
+      eventType: r.type,
+      attempt: r.attempts,
+      url: r.url,
+      endpointEnabled: r.endpoint_status === 'enabled',
+      secret: r.secret,
+      previousSecret: r.previous_secret,
+      previousSecretExpiresAt: r.previous_secret_expires_at,
+      eventCreatedAt: r.event_created_at,
+      data: r.data,
+    }));
   }
 
   /**
-   * Records an attempt's result. Only the lease holder of that very attempt may: if the lease
-   * was lost (this instance stalled past it), the result is dropped and false returned.
+   * Records the results of several attempts in one statement (the relay batches whatever
+   * finished while the previous write was running). Only the lease holder of that very attempt
+   * may record it: a result whose lease was lost (this instance stalled past it) is dropped.
+   * Returns the ids that were recorded.
    */
-  async complete(owner: string, d: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean> {
-    const lease = [d.tenantId, d.id, owner, d.attempt];
-    const where = `WHERE tenant_id = $1 AND id = $2 AND locked_by = $3 AND attempts = $4`;
-    const release = `locked_by = NULL, locked_until = NULL, updated_at = now()`;
-    switch (outcome.kind) {
-      case 'succeeded':
-        return this.affected(
-          `UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL, last_response_code = $5, last_error = NULL, ${release} ${where}`,
-          [...lease, outcome.status],
-        );
-      case 'retry':
-        return this.affected(
-          `UPDATE webhook_deliveries SET next_attempt_at = now() + ${ms(outcome.delayMs)}, last_response_code = $5, last_error = $6, ${release} ${where}`,
-          [...lease, outcome.status, outcome.error],
-        );
-      case 'failed':
-        return this.affected(
-          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_response_code = $5, last_error = $6, ${release} ${where}`,
-          [...lease, outcome.status, outcome.error],
-        );
-      case 'skipped':
-        return this.affected(
-          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, attempts = attempts - 1, last_error = $5, ${release} ${where}`,
-          [...lease, outcome.error],
-        );
-      case 'released':
-        return this.affected(`UPDATE webhook_deliveries SET next_attempt_at = now(), last_error = $5, ${release} ${where}`, [
-          ...lease,
-          outcome.error,
-        ]);
-      case 'gone':
-        return this.dataSource.transaction(async (m) => {
-          const [rows] = await m.query(
-            `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_response_code = 410,
-                    last_error = 'endpoint answered 410 Gone and was disabled', ${release} ${where} RETURNING id`,
-            lease,
-          );
-          if (rows.length === 0) return false;
-          await m.query(
-            `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'gone', version = version + 1, updated_at = now()
-              WHERE tenant_id = $1 AND id = $2 AND status = 'enabled'`,
-            [d.tenantId, d.endpointId],
-          );
-          await m.query(
-            `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'endpoint disabled', updated_at = now()
-              WHERE tenant_id = $1 AND endpoint_id = $2 AND status = 'pending' AND (locked_until IS NULL OR locked_until < now())`,
-            [d.tenantId, d.endpointId],
-          );
-          return true;
-        });
+  async complete(owner: string, results: { delivery: ClaimedDelivery; outcome: DeliveryOutcome }[]): Promise<Set<string>> {
+    const recorded = new Set<string>();
+    const simple = results.filter((r) => r.outcome.kind !== 'gone');
+    if (simple.length > 0) {
+      const columns = simple.map(({ delivery: d, outcome: o }) => {
+        const final = o.kind === 'succeeded' || o.kind === 'failed' || o.kind === 'skipped';
+        return {
+          tenant: d.tenantId,
+          id: d.id,
+          attempt: d.attempt,
+          status: o.kind === 'succeeded' ? 'succeeded' : final ? 'failed' : 'pending',
+          delay: final ? null : o.kind === 'retry' ? o.delayMs : 0,
+          code: o.kind === 'succeeded' || o.kind === 'retry' || o.kind === 'failed' ? o.status : null,
+          error: 'error' in o ? o.error : null,
+          // an endpoint disabled since the claim: nothing was sent, so the attempt is not counted
+          uncount: o.kind === 'skipped' ? 1 : 0,
+        };
+      });
+      const col = <K extends keyof (typeof columns)[number]>(k: K) => columns.map((c) => c[k]);
+      const [rows]: [{ id: string }[], number] = await this.dataSource.query(
+        `UPDATE webhook_deliveries d
+            SET status = v.status,
+                next_attempt_at = CASE WHEN v.delay IS NULL THEN NULL ELSE now() + make_interval(secs => v.delay / 1000) END,
+                attempts = d.attempts - v.uncount,
+                last_response_code = v.code, last_error = v.error,
+                locked_by = NULL, locked_until = NULL, updated_at = now()
+           FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::float8[], $6::int[], $7::text[], $8::int[])
+                AS v(tenant_id, id, attempt, status, delay, code, error, uncount)
+          WHERE d.tenant_id = v.tenant_id AND d.id = v.id AND d.locked_by = $9 AND d.attempts = v.attempt
+        RETURNING d.id`,
+        [col('tenant'), col('id'), col('attempt'), col('status'), col('delay'), col('code'), col('error'), col('uncount'), owner],
+      );
+      rows.forEach((r) => recorded.add(r.id));
     }
+    for (const { delivery } of results.filter((r) => r.outcome.kind === 'gone')) {
+      if (await this.completeGone(owner, delivery)) recorded.add(delivery.id);
+    }
+    return recorded;
+  }
+
+  /** 410 Gone: the delivery fails, the endpoint is disabled and its other pending deliveries fail with it. */
+  private completeGone(owner: string, d: ClaimedDelivery): Promise<boolean> {
+    return this.dataSource.transaction(async (m) => {
+      const [rows] = await m.query(
+        `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_response_code = 410,
+                last_error = 'endpoint answered 410 Gone and was disabled', locked_by = NULL, locked_until = NULL, updated_at = now()
+          WHERE tenant_id = $1 AND id = $2 AND locked_by = $3 AND attempts = $4 RETURNING id`,
+        [d.tenantId, d.id, owner, d.attempt],
+      );
+      if (rows.length === 0) return false;
+      await m.query(
+        `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'gone', version = version + 1, updated_at = now()
+          WHERE tenant_id = $1 AND id = $2 AND status = 'enabled'`,
+        [d.tenantId, d.endpointId],
+      );
+      await m.query(
+        `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'endpoint disabled', updated_at = now()
+          WHERE tenant_id = $1 AND endpoint_id = $2 AND status = 'pending' AND (locked_until IS NULL OR locked_until < now())`,
+        [d.tenantId, d.endpointId],
+      );
+      return true;
+    });
   }
 
   /** When the earliest pending delivery falls due or a lease expires (null: nothing pending). */
@@ -231,10 +241,5 @@ export class DeliveryStore {
          (SELECT min(locked_until) FROM webhook_deliveries WHERE locked_until IS NOT NULL)) AS at`,
     );
     return row?.at ?? null;
-  }
-
-  private async affected(sql: string, params: unknown[]): Promise<boolean> {
-    const [rows] = await this.dataSource.query(`${sql} RETURNING id`, params);
-    return rows.length > 0;
   }
 }

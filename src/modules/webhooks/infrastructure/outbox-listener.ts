@@ -17,7 +17,8 @@ export class OutboxListener {
 
   constructor(
     private readonly databaseUrl: string,
-    private readonly onNotify: () => void,
+    /** the notification's payload; undefined after a (re)connect, when anything may have been missed */
+    private readonly onNotify: (payload: string | undefined) => void,
   ) {}
 
   start(): void {
@@ -50,14 +51,14 @@ export class OutboxListener {
       client.end().catch(() => undefined);
       this.scheduleReconnect();
     };
-    client.on('notification', () => this.onNotify());
+    client.on('notification', (message) => this.onNotify(message.payload ?? ''));
     client.on('error', fail);
     client.on('end', () => fail());
     try {
       await client.connect();
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
       this.backoffMs = 250;
-      this.onNotify();
+      this.onNotify(undefined);
     } catch (error) {
       fail(error as Error);
     }

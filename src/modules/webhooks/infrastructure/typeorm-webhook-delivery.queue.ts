@@ -4,7 +4,7 @@ import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work
 import { OUTBOX_CHANNEL } from '../../../shared/infrastructure/outbox/outbox.writer';
 import { DirectEvent, WebhookDeliveryQueue } from '../application/webhook-delivery.queue';
 import { DELIVERY_COLUMNS, DeliveryView, deliveryViewFromRow } from '../application/webhook.views';
-import { DeliveryStore } from './delivery-store';
+import { DELIVERIES_NOTICE, DeliveryStore } from './delivery-store';
 
 /**
  * Writes an event to the outbox already marked published (the fan-out must not offer it to
@@ -29,7 +29,7 @@ export class TypeormWebhookDeliveryQueue extends WebhookDeliveryQueue {
       [event.tenantId, eventId, event.type, event.aggregateType, event.aggregateId, JSON.stringify(event.data), event.occurredAt],
     );
     await this.store.insertDeliveries(this.uow.manager(), [[event.tenantId, deliveryId, endpointId, eventId, event.type]]);
-    await this.uow.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', 'deliveries')`);
+    await this.uow.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '${DELIVERIES_NOTICE}')`);
     const [row] = await this.uow.query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE tenant_id = $1 AND id = $2`, [
       event.tenantId,
       deliveryId,

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
 import { classifyResponse, nextRetryDelayMs } from '../domain/delivery-policy';
 import { signingSecrets } from '../domain/webhook-endpoint.aggregate';
-import { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from './delivery-store';
+import { ClaimedDelivery, DELIVERIES_NOTICE, DeliveryOutcome, DeliveryStore } from './delivery-store';
 import { OutboxListener } from './outbox-listener';
 import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
 import { WebhookHttpClient } from './webhook-http-client';
@@ -17,12 +17,20 @@ interface InFlight {
   abort: AbortController;
 }
 
+interface Completion {
+  delivery: ClaimedDelivery;
+  outcome: DeliveryOutcome;
+  done: () => void;
+}
+
 /**
- * The outbox relay: one loop per instance that (1) fans new outbox rows out into deliveries,
- * (2) claims due deliveries up to its free slots and starts sending them without waiting,
- * (3) sleeps until woken by NOTIFY on the outbox channel, by a finished send, by the next due
- * time, or by the slow poll. Sends run concurrently with their own timeouts, and each endpoint
- * has a cap on its share of the slots, so a slow receiver never holds up the others.
+ * The outbox relay: one loop per instance that (1) fans new outbox rows out into deliveries
+ * (only after an outbox NOTIFY, a reconnect or the poll), (2) claims due deliveries up to its
+ * free slots and starts sending them without waiting, (3) sleeps until woken by NOTIFY, by a
+ * finished send, by the next due time or by the slow poll. Sends run concurrently with their own
+ * timeouts and each endpoint has a cap on its share of the slots, so a slow receiver never holds
+ * up the others. Results are written in batches: whatever finished while the previous write was
+ * running goes into the next one.
  */
 @Injectable()
 export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -36,8 +44,12 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   private listener: OutboxListener | null = null;
   private loop: Promise<void> | null = null;
   private stopping = false;
+  /** the outbox may hold rows not fanned out yet */
+  private outboxDirty = true;
   private woken = false;
   private wakeUp: (() => void) | null = null;
+  private completions: Completion[] = [];
+  private writing: Promise<void> | null = null;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -60,7 +72,11 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   start(): void {
     if (this.loop) return;
     this.stopping = false;
-    this.listener = new OutboxListener(this.databaseUrl, () => this.wake());
+    this.outboxDirty = true;
+    this.listener = new OutboxListener(this.databaseUrl, (payload) => {
+      if (payload !== DELIVERIES_NOTICE) this.outboxDirty = true;
+      this.wake();
+    });
     this.listener.start();
     this.loop = this.run();
   }
@@ -94,17 +110,24 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     let errors = 0;
     while (!this.stopping) {
       try {
-        const fanned = await this.store.fanOut(this.settings.batchSize);
+        let fullBatch = false;
+        if (this.outboxDirty) {
+          this.outboxDirty = false;
+          const fanned = await this.store.fanOut(this.settings.batchSize);
+          fullBatch = fanned.events === this.settings.batchSize;
+          if (fullBatch) this.outboxDirty = true;
+        }
         const free = this.settings.concurrency - this.inFlight.size;
         const claimed = free > 0 ? await this.store.claim(this.owner, free, this.settings.endpointConcurrency, this.settings.leaseMs) : [];
         for (const delivery of claimed) this.dispatch(delivery);
         errors = 0;
         if (this.stopping) break;
-        // A full batch or claim means more is probably waiting: go round again at once.
-        if (fanned.events === this.settings.batchSize || (claimed.length > 0 && claimed.length === free)) continue;
+        // A full batch means more is probably waiting: go round again at once.
+        if (fullBatch || (claimed.length > 0 && claimed.length === free)) continue;
         await this.sleep(await this.sleepMs(claimed.length));
       } catch (error) {
         errors++;
+        this.outboxDirty = true;
         this.logger.error(`relay iteration failed: ${(error as Error).message}`);
         await this.sleep(Math.min(250 * 2 ** errors, 10_000));
       }
@@ -113,6 +136,8 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
 
   private async sleepMs(claimed: number): Promise<number> {
     const poll = this.settings.pollIntervalMs;
+    // Sends in flight wake the loop when they finish; only an idle relay needs the due time.
+    if (this.inFlight.size > 0 && claimed === 0) return poll;
     const dueAt = await this.store.nextDueAt();
     if (!dueAt) return poll;
     const wait = dueAt.getTime() - Date.now();
@@ -128,15 +153,16 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = (timedOut: boolean) => {
         clearTimeout(timer);
-        self.wakeUp = null;
-        self.woken = false;
+        this.wakeUp = null;
+        this.woken = false;
+        // A full poll interval without any wake-up: look at the outbox too, in case a NOTIFY was lost.
+        if (timedOut && ms >= this.settings.pollIntervalMs) this.outboxDirty = true;
         resolve();
-      }
-      this.wakeUp = done;
+      };
+      const timer = setTimeout(() => done(true), ms);
+      this.wakeUp = () => done(false);
     });
   }
 
@@ -144,16 +170,35 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     this.stats.attempts++;
     const abort = new AbortController();
     const done = this.attempt(delivery, abort.signal)
-      .then((outcome) => this.store.complete(this.owner, delivery, outcome))
-      .then((recorded) => {
-        if (!recorded) this.logger.warn(`delivery ${delivery.id}: lease lost before its result was recorded`);
-      })
-      .catch((error) => this.logger.error(`delivery ${delivery.id}: could not record the result: ${(error as Error).message}`))
+      .then((outcome) => new Promise<void>((resolve) => this.record({ delivery, outcome, done: resolve })))
       .finally(() => {
         this.inFlight.delete(delivery.id);
         this.wake();
       });
     this.inFlight.set(delivery.id, { done, abort });
+  }
+
+  /** Queues a result; one write at a time carries every result queued meanwhile. */
+  private record(completion: Completion): void {
+    this.completions.push(completion);
+    if (!this.writing) this.writing = this.writeResults();
+  }
+
+  private async writeResults(): Promise<void> {
+    while (this.completions.length > 0) {
+      const batch = this.completions.splice(0, 500);
+      try {
+        const recorded = await this.store.complete(this.owner, batch);
+        for (const c of batch) {
+          if (!recorded.has(c.delivery.id)) this.logger.warn(`delivery ${c.delivery.id}: lease lost before its result was recorded`);
+        }
+      } catch (error) {
+        // The leases expire and the attempts are made again: at least once, never lost.
+        this.logger.error(`could not record ${batch.length} delivery result(s): ${(error as Error).message}`);
+      }
+      batch.forEach((c) => c.done());
+    }
+    this.writing = null;
   }
 
   /** Sends one attempt and decides what follows; never throws. */
