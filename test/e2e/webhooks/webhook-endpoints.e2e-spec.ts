@@ -12,7 +12,7 @@ describe('webhook endpoints API', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    app = await TestApp.start({ env: { WEBHOOK_RETRY_SCHEDULE: '0,0', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' } });
+    app = await TestApp.start({ env: { WEBHOOK_RETRY_SCHEDULE: '0,0', WEBHOOK_TIMEOUT_MS: '2000' } });
     [acme, other] = await Promise.all([app.createTenant('Acme'), app.createTenant('Other')]);
   });
   afterAll(async () => {
@@ -168,6 +168,21 @@ describe('webhook endpoints API', () => {
     expect((await app.get(`/api/v1/webhooks/${bystander.id}/deliveries`, acme.token)).body.data).toEqual([]);
     expectProblem(await app.get(`/api/v1/webhooks/${ep.id}/deliveries?status=done`, acme.token), 400, 'validation_failed');
     expect((await app.get(`/api/v1/webhooks/${ep.id}/deliveries?status=failed,pending`, acme.token)).body.data).toEqual([]);
+  });
+
+  it('pages through deliveries newest first', async () => {
+    const { body: ep } = await create(acme, { url: receiver.url('/paged'), events: ['*'] });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await app.post(`/api/v1/webhooks/${ep.id}/test`, {}, acme.token)).body.id);
+    const first = await app.get(`/api/v1/webhooks/${ep.id}/deliveries?limit=2`, acme.token);
+    expect(first.body.data.map((d: any) => d.id)).toEqual([ids[2], ids[1]]);
+    expect(first.headers.get('link')).toBe(`</api/v1/webhooks/${ep.id}/deliveries?limit=2&cursor=${first.body.next_cursor}>; rel="next"`);
+    const second = await app.get(`/api/v1/webhooks/${ep.id}/deliveries?limit=2&cursor=${first.body.next_cursor}`, acme.token);
+    expect(second.body).toMatchObject({ data: [expect.objectContaining({ id: ids[0] })], has_more: false, next_cursor: null });
+    const byEvent = await app.get(`/api/v1/webhooks/${ep.id}/deliveries?event_id=${first.body.data[0].event_id}`, acme.token);
+    expect(byEvent.body.data.map((d: any) => d.id)).toEqual([ids[2]]);
+    expectProblem(await app.get(`/api/v1/webhooks/${ep.id}/deliveries?limit=2&event_type=webhook.test&cursor=${first.body.next_cursor}`, acme.token), 400, 'validation_failed');
+    expectProblem(await app.get(`/api/v1/webhooks/${ep.id}/deliveries?event_type=invoice.sent`, acme.token), 400, 'validation_failed');
   });
 
   it('refuses a test ping to a disabled endpoint with 409', async () => {

@@ -106,8 +106,8 @@ export class DeliveryStore {
 
   /**
    * Leases up to `limit` due deliveries to `owner`, at most `perEndpoint` in flight per
-   * endpoint (counting every instance's live leases), so a slow endpoint's backlog cannot fill
-   * all slots. Claiming counts the attempt: an attempt whose sender dies is not repeated under
+   * endpoint (counting every instance's live leases; two claims racing may briefly exceed it),
+   * so a slow endpoint's backlog cannot fill all slots. Claiming counts the attempt: an attempt whose sender dies is not repeated under
    * the same number, and one attempt is never sent by two instances (the row lock decides who
    * claims it; the lease outlives the request timeout). One statement, one round trip: the
    * candidate rows are locked SKIP LOCKED, trimmed to each endpoint's free share, and leased.

@@ -136,8 +136,6 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
 
   private async sleepMs(claimed: number): Promise<number> {
     const poll = this.settings.pollIntervalMs;
-    // Sends in flight wake the loop when they finish; only an idle relay needs the due time.
-    if (this.inFlight.size > 0 && claimed === 0) return poll;
     const dueAt = await this.store.nextDueAt();
     if (!dueAt) return poll;
     const wait = dueAt.getTime() - Date.now();
