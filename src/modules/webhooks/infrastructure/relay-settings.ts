@@ -39,8 +39,8 @@ export function relaySettings(config: AppConfig, env: NodeJS.ProcessEnv = proces
     enabled: config.workersEnabled,
     retrySchedule: config.webhookRetrySchedule,
     timeoutMs,
-    concurrency: int(env, 'WEBHOOK_RELAY_CONCURRENCY', 32),
-    endpointConcurrency: int(env, 'WEBHOOK_RELAY_ENDPOINT_CONCURRENCY', 4),
+    concurrency: int(env, 'WEBHOOK_RELAY_CONCURRENCY', 64),
+    endpointConcurrency: int(env, 'WEBHOOK_RELAY_ENDPOINT_CONCURRENCY', 8),
     batchSize: int(env, 'WEBHOOK_RELAY_BATCH_SIZE', 200),
     pollIntervalMs: int(env, 'WEBHOOK_RELAY_POLL_MS', 10_000),
     // The lease must outlive the request timeout by a wide margin: an attempt is never

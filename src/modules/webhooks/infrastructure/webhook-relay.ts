@@ -20,7 +20,6 @@ interface InFlight {
 interface Completion {
   delivery: ClaimedDelivery;
   outcome: DeliveryOutcome;
-  done: () => void;
 }
 
 /**
@@ -98,6 +97,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
       await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
       clearTimeout(grace);
     }
+    await this.writing;
     this.http.close();
   }
 
@@ -164,11 +164,16 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     });
   }
 
+  /**
+   * Sends one attempt in the background. Its slot is free again as soon as the receiver has
+   * answered; recording the result follows in the next batch write. Until then the row keeps
+   * its lease, so no other instance can take it and it still counts against its endpoint's cap.
+   */
   private dispatch(delivery: ClaimedDelivery): void {
     this.stats.attempts++;
     const abort = new AbortController();
     const done = this.attempt(delivery, abort.signal)
-      .then((outcome) => new Promise<void>((resolve) => this.record({ delivery, outcome, done: resolve })))
+      .then((outcome) => this.record({ delivery, outcome }))
       .finally(() => {
         this.inFlight.delete(delivery.id);
         this.wake();
@@ -194,7 +199,8 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
         // The leases expire and the attempts are made again: at least once, never lost.
         this.logger.error(`could not record ${batch.length} delivery result(s): ${(error as Error).message}`);
       }
-      batch.forEach((c) => c.done());
+      // Recorded results free endpoint shares and may make retries due at once.
+      this.wake();
     }
     this.writing = null;
   }
