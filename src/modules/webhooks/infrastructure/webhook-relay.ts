@@ -232,7 +232,6 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
 }
 
 function describe(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  const message = e?.message ?? String(error);
+  const message = error instanceof Error ? error.message : String(error);
   return message.length > 500 ? `${message.slice(0, 497)}...` : message;
 }
