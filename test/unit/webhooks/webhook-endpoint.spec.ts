@@ -32,8 +32,6 @@ describe('WebhookEndpoint', () => {
     expect(e.snapshot()).toMatchObject({ status: 'disabled', disabledReason: 'manual' });
     e.update({ status: 'enabled' }, T0);
     expect(e.snapshot()).toMatchObject({ status: 'enabled', disabledReason: null });
-    e.disableAsGone(T0);
-    expect(e.snapshot()).toMatchObject({ status: 'disabled', disabledReason: 'gone' });
   });
 
   it('signs with both secrets during the rotation overlap, then with the new one only', () => {

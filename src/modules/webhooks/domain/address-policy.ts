@@ -26,10 +26,6 @@ export function classifyAddress(address: string): AddressVerdict {
   return parsed.kind() === 'ipv4' ? classifyV4(parsed as ipaddr.IPv4) : classifyV6(parsed as ipaddr.IPv6);
 }
 
-export function isAllowedAddress(address: string): boolean {
-  return classifyAddress(address).allowed;
-}
-
 function classifyV4(ip: ipaddr.IPv4): AddressVerdict {
   const range = ip.range();
   return { allowed: range === 'unicast', range };

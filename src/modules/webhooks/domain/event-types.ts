@@ -27,10 +27,6 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 const TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 const FAMILIES: ReadonlySet<string> = new Set(EVENT_TYPES.map((t) => t.split('.')[0]));
 
-export function isEventType(value: string): value is EventType {
-  return TYPES.has(value);
-}
-
 /** `invoice.paid`, `invoice.*` or `*`. */
 export function isEventFilter(value: unknown): value is string {
   if (typeof value !== 'string') return false;

@@ -4,7 +4,10 @@ import { ValidationError } from '../../../shared/domain/domain-error';
 import { parseEventFilters } from './event-types';
 
 export type EndpointStatus = 'enabled' | 'disabled';
-/** Why an endpoint is disabled: by a client (`manual`) or because it answered 410 Gone (`gone`). */
+/**
+ * Why an endpoint is disabled: by a client (`manual`) or because it answered 410 Gone (`gone`,
+ * set by the relay together with the failed delivery, see DeliveryStore).
+ */
 export type DisabledReason = 'manual' | 'gone';
 
 /** The longest a rotated-out secret keeps signing alongside the new one (7 days). */
@@ -98,13 +101,6 @@ export class WebhookEndpoint extends AggregateRoot {
         this.props.disabledReason = status === 'disabled' ? 'manual' : null;
       }
     }
-    this.props.updatedAt = now;
-  }
-
-  /** The receiver answered 410 Gone: it asked not to be sent anything more. */
-  disableAsGone(now: Date): void {
-    this.props.status = 'disabled';
-    this.props.disabledReason = 'gone';
     this.props.updatedAt = now;
   }
 
