@@ -166,9 +166,9 @@ export class CustomerReadModel {
     ]);
     if (!row) throw new NotFoundError('Customer', id);
     const today = this.clock.today();
-    const [agings, [inv], payments] = await Promise.all([
-      this.agings(tenantId, [id], asOf),
-      this.uow.query<{ total_invoiced: string; open_count: number; overdue_count: number; overdue_amount: string }>(
+    const [agings, [inv], payments] = await this.uow.all([
+      () => this.agings(tenantId, [id], asOf),
+      () => this.uow.query<{ total_invoiced: string; open_count: number; overdue_count: number; overdue_amount: string }>(
         `SELECT COALESCE(SUM(i.total) FILTER (WHERE i.finalized_at IS NOT NULL AND i.status <> 'void'), 0)::text AS total_invoiced,
                 COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL})::int AS open_count,
                 COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date)::int AS overdue_count,
@@ -176,7 +176,7 @@ export class CustomerReadModel {
            FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2`,
         [tenantId, id, today],
       ),
-      this.payments.forCustomer(tenantId, id),
+      () => this.payments.forCustomer(tenantId, id),
     ]);
     // Computed live as of today, so the detail is exact even before a stale row is refreshed.
     const overdueAmount = toSafeNumber(inv.overdue_amount);

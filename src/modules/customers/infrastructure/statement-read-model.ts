@@ -84,20 +84,20 @@ export class StatementReadModel {
     );
     if (!customer) throw new NotFoundError('Customer', customerId);
 
-    const [[opening], entries, [aging]] = await Promise.all([
-      this.uow.query<{ balance: string }>(
+    const [[opening], entries, [aging]] = await this.uow.all([
+      () => this.uow.query<{ balance: string }>(
         `SELECT COALESCE(SUM(debit - credit), 0)::text AS balance FROM ledger_entries
           WHERE tenant_id = $1 AND customer_id = $2 AND entry_date < $3::date`,
         [tenantId, customerId, from],
       ),
-      this.uow.query<EntryRow>(
+      () => this.uow.query<EntryRow>(
         `SELECT to_char(entry_date, 'YYYY-MM-DD') AS date, type, reference, description, debit::text, credit::text
            FROM ledger_entries
           WHERE tenant_id = $1 AND customer_id = $2 AND entry_date BETWEEN $3::date AND $4::date
           ORDER BY entry_date, seq`,
         [tenantId, customerId, from, to],
       ),
-      this.uow.query<Record<string, string>>(
+      () => this.uow.query<Record<string, string>>(
         `SELECT ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
            FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}`,
         [tenantId, customerId, to],

@@ -23,6 +23,7 @@ import {
   UpdateWebhookEndpointRequest,
 } from './webhook-endpoint.request';
 import { ProblemResponse } from '../../../shared/http/problem.response';
+import { setNextLink } from '../../../shared/http/next-link';
 import {
   RotatedSecretResponse,
   WebhookDeliveryListResponse,
@@ -41,11 +42,7 @@ const E429 = { status: 429, type: ProblemResponse, description: 'rate_limited' }
 
 /** Sets the `Link: rel="next"` header of a page (contract §5). */
 function withNextLink<T>(page: Page<T>, request: FastifyRequest, reply: FastifyReply): Page<T> {
-  if (page.next_cursor) {
-    const url = new URL(request.url, 'http://localhost');
-    url.searchParams.set('cursor', page.next_cursor);
-    void reply.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
-  }
+  setNextLink(request, reply, page);
   return page;
 }
 

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../../../shared/domain/domain-er
 import { isValidId } from '../../../shared/domain/ids';
 import { Page } from '../../../shared/domain/pagination';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { toPage } from '../../../shared/infrastructure/query/keyset';
 import { EVENT_TYPES, TEST_EVENT_TYPE } from '../domain/event-types';
 import { createdAtKeyset, ListParams } from './keyset';
 import { DELIVERY_COLUMNS, DeliveryView, deliveryViewFromRow } from './webhook.views';
@@ -34,17 +35,18 @@ export class ListWebhookDeliveriesHandler implements IQueryHandler<ListWebhookDe
       throw ValidationError.field('event_type', `event_type must be one of ${TYPES.join(', ')}`);
     }
     const filters = { status: statuses?.sort(), event_type: params.event_type, event_id: params.event_id };
-    const keyset = createdAtKeyset(params, filters, 6);
+    const sql: unknown[] = [tenantId, endpointId, statuses, params.event_type ?? null, params.event_id ?? null];
+    const page = createdAtKeyset(params, filters, sql);
     const [endpoint] = await this.uow.query(`SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, [tenantId, endpointId]);
     if (!endpoint) throw new NotFoundError('Webhook endpoint', endpointId);
     const rows = await this.uow.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+      `SELECT ${DELIVERY_COLUMNS}, ${page.select} FROM webhook_deliveries
         WHERE tenant_id = $1 AND endpoint_id = $2
           AND ($3::text[] IS NULL OR status = ANY($3)) AND ($4::text IS NULL OR event_type = $4)
-          AND ($5::text IS NULL OR event_id = $5) ${keyset.where}
-        ${keyset.orderBy} LIMIT ${keyset.limit + 1}`,
-      [tenantId, endpointId, statuses, params.event_type ?? null, params.event_id ?? null, ...keyset.params],
+          AND ($5::text IS NULL OR event_id = $5) AND ${page.where}
+        ORDER BY ${page.orderBy} LIMIT ${page.keyset.limit + 1}`,
+      sql,
     );
-    return keyset.page(rows.map(deliveryViewFromRow));
+    return toPage(rows, page.keyset, deliveryViewFromRow);
   }
 }

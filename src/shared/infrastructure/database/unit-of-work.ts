@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { DomainEvent } from '../../domain/aggregate-root';
 import { OutboxWriter } from '../outbox/outbox.writer';
@@ -15,6 +17,11 @@ interface TransactionContext {
 /** PostgreSQL errors worth retrying the whole transaction for. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 3;
+/** A read-only statement: SELECT without row locks (no data-modifying CTE can hide in it). */
+const PLAIN_SELECT = /^\s*select\b/i;
+const NOT_PLAIN = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\b(insert|update|delete)\b|\bnextval\s*\(|\bpg_advisory|\bset_config\s*\(/i;
+/** Distinct statement texts prepared per connection, at most (list queries vary with their filters). */
+const MAX_PREPARED = 500;
 
 /**
  * One transaction per command. `run()` opens it (or joins the one already open in this
@@ -42,9 +49,48 @@ export class UnitOfWork {
     return this.storage.getStore() !== undefined;
   }
 
-  /** Runs raw SQL on the current transaction, or the pool when there is none. */
-  query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.manager().query(sql, params);
+  /**
+   * Runs raw SQL on the current transaction, or the pool when there is none. Outside a
+   * transaction a plain SELECT (the query handlers' reads) goes straight to the pg pool as a
+   * named prepared statement: PostgreSQL parses and plans it once per connection, and the
+   * ORM's per-query work (query runner, logging, result wrapping) is skipped. The rows are
+   * the same either way (the same pg driver and type parsers).
+   */
+  async query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const ctx = this.storage.getStore();
+    if (ctx) return ctx.manager.query(sql, params);
+    const name = this.preparedName(sql);
+    if (name === null) return this.dataSource.manager.query(sql, params);
+    const result = await this.pool().query<T & object>({ name, text: sql, values: params });
+    return result.rows;
+  }
+
+  private readonly prepared = new Map<string, string | null>();
+  private pgPool?: Pool;
+
+  private preparedName(sql: string): string | null {
+    let name = this.prepared.get(sql);
+    if (name !== undefined) return name;
+    name = PLAIN_SELECT.test(sql) && !NOT_PLAIN.test(sql) && this.prepared.size < MAX_PREPARED ? `uow_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}` : null;
+    if (this.prepared.size < MAX_PREPARED * 2) this.prepared.set(sql, name);
+    return name;
+  }
+
+  /** The pg pool TypeORM itself draws connections from (one pool, one size limit). */
+  private pool(): Pool {
+    this.pgPool ??= (this.dataSource.driver as unknown as { master: Pool }).master;
+    return this.pgPool;
+  }
+
+  /**
+   * Runs independent reads concurrently on the pool, or one after another inside a transaction,
+   * whose single connection cannot run two queries at once.
+   */
+  async all<T extends readonly unknown[]>(tasks: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+    if (!this.inTransaction()) return Promise.all(tasks.map((task) => task())) as unknown as Promise<T>;
+    const results: unknown[] = [];
+    for (const task of tasks) results.push(await task());
+    return results as unknown as T;
   }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
