@@ -10,6 +10,7 @@ import { CREDIT_STATUSES, creditAvailable, CreditStatus, creditStatus } from '..
 import { BillingAddress } from '../domain/customer.aggregate';
 import { agingFromRow, agingSelectList, OPEN_INVOICE_SQL } from './aging.sql';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
+import { CustomerRow as StoredCustomerRow } from './customer.mapper';
 import { PaymentFiguresReader } from './payment-figures.reader';
 import { ReceivablesProjection } from './receivables.projection';
 
@@ -77,24 +78,8 @@ const CREDIT_STATUS_SQL: Record<CreditStatus, string> = {
   ok: 'NOT c.credit_hold AND (c.credit_limit IS NULL OR c.balance <= c.credit_limit)',
 };
 
-interface CustomerRow {
-  id: string;
-  name: string;
-  email: string | null;
-  external_id: string | null;
-  phone: string | null;
-  billing_address: BillingAddress | null;
-  currency: string;
-  payment_terms_days: number;
-  credit_limit: string | null;
-  credit_hold: boolean;
-  metadata: Record<string, unknown>;
-  balance: string;
-  overdue_amount: string;
-  created_at: Date;
-  updated_at: Date;
-  _keyset_value: string;
-}
+/** A customers row as the list and detail queries select it (bigints as strings). */
+type CustomerRow = Omit<StoredCustomerRow, 'tenant_id' | 'version'> & { balance: string; overdue_amount: string; _keyset_value: string };
 
 const SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address, c.currency, c.payment_terms_days,
        c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.overdue_amount::text, c.created_at, c.updated_at`;

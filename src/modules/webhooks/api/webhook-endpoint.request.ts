@@ -71,7 +71,8 @@ export class RotateWebhookSecretRequest {
   overlap_seconds?: number;
 }
 
-export class ListWebhookEndpointsRequest {
+/** Both webhook lists page newest first on created_at (contract §5). */
+class CreatedAtPageRequest {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 25 })
   @IsOptional()
   @Type(() => Number)
@@ -89,32 +90,16 @@ export class ListWebhookEndpointsRequest {
   @IsOptional()
   @IsString()
   sort?: string;
+}
 
+export class ListWebhookEndpointsRequest extends CreatedAtPageRequest {
   @ApiPropertyOptional({ enum: ['enabled', 'disabled'] })
   @IsOptional()
   @IsString()
   status?: string;
 }
 
-export class ListWebhookDeliveriesRequest {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 25 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_LIMIT)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  cursor?: string;
-
-  @ApiPropertyOptional({ enum: ['created_at', '-created_at'], default: '-created_at' })
-  @IsOptional()
-  @IsString()
-  sort?: string;
-
+export class ListWebhookDeliveriesRequest extends CreatedAtPageRequest {
   @ApiPropertyOptional({ description: 'comma list of pending, succeeded, failed', example: 'pending,failed' })
   @IsOptional()
   @IsString()
