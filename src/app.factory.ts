@@ -35,7 +35,7 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
   const adapter = new FastifyAdapter({
     bodyLimit: options.config.bodyLimitBytes,
     genReqId: requestIdFor,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: options.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(options), adapter, {

@@ -23,6 +23,7 @@ export interface AppConfig {
   workersEnabled: boolean;
   logLevel: string;
   bodyLimitBytes: number;
+  trustProxy: boolean;
   version: string;
 }
 
@@ -68,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workersEnabled: bool('WORKERS_ENABLED', true, env),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, env),
+    trustProxy: bool('TRUST_PROXY', false, env),
     version: process.env.npm_package_version ?? require('../../package.json').version,
   };
 }
