@@ -13,7 +13,7 @@ const { createHash } = require('node:crypto');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { parseArgs } = require('./lib/args');
-const { freePort, spawnNode, waitForHttp, RssSampler, stopChild } = require('./lib/processes');
+const { freePort, spawnNode, waitForHttp, RssSampler, stopChild, cpuSeconds } = require('./lib/processes');
 const { summarize, consoleTable, evaluateTargets, fmtRatio } = require('./lib/table');
 const { machine, versions, runSection, writeReport, mb } = require('./lib/report');
 const { buildScenarios, prepareScenarioData } = require('./lib/scenarios');
@@ -77,7 +77,7 @@ async function main() {
   await sql.connect();
   const [{ version: pgVersion }] = (await sql.query('SHOW server_version')).rows.map((r) => ({ version: `PostgreSQL ${r.server_version}` }));
   const tenant = seed.tenants[0];
-  const data = await prepareScenarioData(sql, tenant.tenant_id);
+  const data = await prepareScenarioData(sql, tenant);
   await sql.end();
 
   // 3. The two servers. The rate limit is high enough never to refuse, but it is counted.
@@ -114,10 +114,16 @@ async function main() {
 
   const token = await getToken(serviceUrl, tenant);
   const targets = {
-    baseline: { name: 'baseline', url: baselineUrl, headers: { 'x-tenant-id': tenant.tenant_id } },
-    service: { name: 'service', url: serviceUrl, headers: { authorization: `Bearer ${token}` } },
+    baseline: { name: 'baseline', url: baselineUrl, headers: { 'x-tenant-id': tenant.tenant_id }, pid: baseline.pid },
+    service: { name: 'service', url: serviceUrl, headers: { authorization: `Bearer ${token}` }, pid: service.pid },
   };
   const scenarios = (await buildScenarios({ data, tenant, targets, log })).filter((s) => !opts.only || opts.only.includes(s.id));
+
+  // Same answers from both, or the comparison would be meaningless.
+  for (const scenario of scenarios.filter((s) => s.compare)) {
+    const problem = await compareAnswers(scenario, targets);
+    if (problem) log(`bench: WARNING ${scenario.id}: service and baseline answer differently: ${problem}`);
+  }
 
   // 4. Scenario by scenario: the baseline, then the service, each after a warm-up.
   log(`bench: ${scenarios.length} scenarios × 2 servers, ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s each`);
@@ -128,13 +134,21 @@ async function main() {
       const problem = await probe(scenario, target);
       if (problem) log(`bench: ${scenario.id} on the ${target.name}: ${problem}`);
       if (opts.warmup > 0) await load(scenario, target, opts.warmup, opts.connections);
+      const cpuBefore = cpuSeconds(target.pid);
       const result = await load(scenario, target, opts.duration, opts.connections);
+      const cpuAfter = cpuSeconds(target.pid);
       row[target.name] = summarize(result);
+      // CPU the server process itself spent per answered request (its own work, not PostgreSQL's).
+      row[target.name].cpuMs = cpuBefore === null || !result['2xx'] ? null : ((cpuAfter - cpuBefore) * 1000) / result['2xx'];
       const codes = Object.entries(result.statusCodeStats ?? {}).filter(([c]) => !c.startsWith('2'));
       if (codes.length) log(`bench: ${scenario.id} on the ${target.name}: non-2xx ${JSON.stringify(Object.fromEntries(codes.map(([c, v]) => [c, v.count])))}`);
     }
     const r = row.baseline.rps > 0 ? row.service.rps / row.baseline.rps : null;
-    log(`  ${scenario.name.padEnd(44)} service ${row.service.rps.toFixed(0).padStart(6)} req/s p99 ${String(row.service.p99).padStart(4)} ms | baseline ${row.baseline.rps.toFixed(0).padStart(6)} req/s p99 ${String(row.baseline.p99).padStart(4)} ms | ${fmtRatio(r)}×`);
+    const cpu = (s) => (s.cpuMs === null ? '' : ` ${s.cpuMs.toFixed(2)} CPU-ms/req`);
+    log(
+      `  ${scenario.name.padEnd(44)} service ${row.service.rps.toFixed(0).padStart(6)} req/s p99 ${String(row.service.p99).padStart(4)} ms${cpu(row.service)} | ` +
+        `baseline ${row.baseline.rps.toFixed(0).padStart(6)} req/s p99 ${String(row.baseline.p99).padStart(4)} ms${cpu(row.baseline)} | ${fmtRatio(r)}×`,
+    );
     rows.push(row);
   }
 
@@ -224,6 +238,24 @@ async function probe(scenario, target) {
   } catch (e) {
     return `probe failed: ${e.message}`;
   }
+}
+
+async function compareAnswers(scenario, targets) {
+  const bodies = [];
+  for (const target of [targets.service, targets.baseline]) {
+    const r = requestFor(scenario, target, 0);
+    const res = await fetch(`${target.url}${r.path}`, { method: r.method, headers: r.headers, body: r.body });
+    const body = await res.json().catch(() => null);
+    if (body) {
+      delete body.generated_at;
+      delete body.next_cursor;
+    }
+    bodies.push(JSON.stringify(body));
+  }
+  if (bodies[0] === bodies[1]) return null;
+  let at = 0;
+  while (bodies[0][at] === bodies[1][at]) at++;
+  return `service …${bodies[0].slice(Math.max(0, at - 60), at + 60)}… baseline …${bodies[1].slice(Math.max(0, at - 60), at + 60)}…`;
 }
 
 function load(scenario, target, seconds, connections) {

@@ -98,4 +98,16 @@ async function stopChild(child, timeoutMs = 15_000) {
   clearTimeout(timer);
 }
 
-module.exports = { freePort, spawnNode, waitForHttp, RssSampler, stopChild, readProcStatus };
+/** CPU seconds (user + system) the process has used so far; null where /proc is missing. */
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[11], fields[12] are utime and stime (the 14th and 15th fields of the line), in clock ticks
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+module.exports = { freePort, spawnNode, waitForHttp, RssSampler, stopChild, readProcStatus, cpuSeconds };

@@ -1,0 +1,130 @@
+'use strict';
+/**
+ * The service's SQL, copied verbatim from where the service runs it (file in each comment).
+ * When the service's queries change, change them here too: the benchmark compares the same
+ * statements with and without the framework around them.
+ */
+
+// src/modules/invoicing/infrastructure/invoice.mapper.ts
+const INVOICE_SELECT = `i.tenant_id, i.id, i.number, i.customer_id, c.name AS customer_name, c.email AS customer_email,
+       i.status, i.currency, i.issue_date::text AS issue_date, i.due_date::text AS due_date, i.po_number, i.memo, i.line_items,
+       i.subtotal::text AS subtotal, i.discount_total::text AS discount_total, i.tax_total::text AS tax_total, i.total::text AS total,
+       i.amount_paid::text AS amount_paid, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
+       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.finalized_at, i.paid_at, i.version, i.created_at, i.updated_at`;
+const INVOICE_FROM = `invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id`;
+const INVOICE_COLUMNS = [
+  'tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo',
+  'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason',
+  'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'version',
+  'created_at', 'updated_at',
+];
+
+// src/modules/customers/infrastructure/customer-read-model.ts
+const CUSTOMER_SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address, c.currency, c.payment_terms_days,
+       c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.overdue_amount::text, c.created_at, c.updated_at`;
+// src/modules/customers/infrastructure/aging.sql.ts (AGING_BUCKETS expanded)
+const aging = (due, amount, asOf) => {
+  const days = `(${asOf}::date - ${due})`;
+  return [
+    `COALESCE(SUM(${amount}) FILTER (WHERE ${days} <= 0), 0)::text AS current`,
+    `COALESCE(SUM(${amount}) FILTER (WHERE ${days} >= 1 AND ${days} <= 30), 0)::text AS days_1_30`,
+    `COALESCE(SUM(${amount}) FILTER (WHERE ${days} >= 31 AND ${days} <= 60), 0)::text AS days_31_60`,
+    `COALESCE(SUM(${amount}) FILTER (WHERE ${days} >= 61 AND ${days} <= 90), 0)::text AS days_61_90`,
+    `COALESCE(SUM(${amount}) FILTER (WHERE ${days} >= 91), 0)::text AS days_over_90`,
+  ].join(',\n       ');
+};
+const OPEN_INVOICE_SQL = `i.status IN ('open', 'partially_paid') AND i.total > i.amount_paid`;
+
+module.exports.sql = {
+  INVOICE_SELECT,
+  INVOICE_FROM,
+  // InvoiceReadModel.get
+  invoiceById: `SELECT ${INVOICE_SELECT} FROM ${INVOICE_FROM} WHERE i.tenant_id = $1 AND i.id = $2`,
+  invoiceApplications: `SELECT payment_id, id AS application_id, amount::text AS amount, applied_at
+         FROM payment_applications
+        WHERE tenant_id = $1 AND invoice_id = $2 AND reversed_at IS NULL
+        ORDER BY applied_at, id`,
+
+  // TypeormCustomerRepository.findById (customer.mapper.ts CUSTOMER_COLUMNS)
+  customerById: `SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, version, created_at, updated_at FROM customers WHERE tenant_id = $1 AND id = $2`,
+  // TypeormInvoiceNumberRepository.next
+  nextNumber: `INSERT INTO invoice_number_counters (tenant_id, last_value) VALUES ($1, 1)
+         ON CONFLICT (tenant_id) DO UPDATE SET last_value = invoice_number_counters.last_value + 1
+         RETURNING last_value::text`,
+  numberTaken: `SELECT 1 FROM invoices WHERE tenant_id = $1 AND lower(number) = lower($2)`,
+  // TypeormInvoiceRepository.save (insert)
+  insertInvoice: `INSERT INTO invoices (${INVOICE_COLUMNS.join(', ')}) VALUES (${INVOICE_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+  // LedgerWriter.post
+  ledgerPost: `WITH entry AS (
+         INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+         RETURNING tenant_id, customer_id, debit - credit AS delta)
+       UPDATE customers c SET balance = c.balance + entry.delta
+         FROM entry WHERE c.tenant_id = entry.tenant_id AND c.id = entry.customer_id
+       RETURNING c.id`,
+  // ReceivablesProjection.refresh
+  receivablesRefresh: `UPDATE customers c
+          SET overdue_amount = f.overdue_amount, overdue_invoice_count = f.overdue_count, overdue_refresh_on = f.refresh_on
+         FROM (SELECT t.id,
+                      COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE i.due_date < $3::date), 0) AS overdue_amount,
+                      COUNT(i.id) FILTER (WHERE i.due_date < $3::date) AS overdue_count,
+                      MIN(i.due_date) FILTER (WHERE i.due_date >= $3::date) + 1 AS refresh_on
+                 FROM unnest($2::text[]) AS t (id)
+                 LEFT JOIN invoices i
+                   ON i.tenant_id = $1 AND i.customer_id = t.id
+                  AND i.status IN ('open', 'partially_paid') AND i.total > i.amount_paid
+                GROUP BY t.id) f
+        WHERE c.tenant_id = $1 AND c.id = f.id
+          AND (c.overdue_amount, c.overdue_invoice_count, c.overdue_refresh_on)
+              IS DISTINCT FROM (f.overdue_amount, f.overdue_count::int, f.refresh_on)`,
+  // OutboxWriter.write (one and two events) and its NOTIFY
+  outboxInsert1: `INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
+  outboxInsert2: `INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7), ($8, $9, $10, $11, $12, $13::jsonb, $14)`,
+  outboxNotify: `SELECT pg_notify('outbox', '')`,
+  // TypeormPaymentRepository.insert
+  insertPayment: `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
+                             status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, 1, $17, $18)`,
+
+  // CustomerReadModel.get
+  customerDetail: `SELECT ${CUSTOMER_SELECT}, '' AS _keyset_value FROM customers c WHERE c.tenant_id = $1 AND c.id = $2`,
+  customerAging: `SELECT i.customer_id, ${aging('i.due_date', 'i.total - i.amount_paid', '$3')}
+         FROM invoices i
+        WHERE i.tenant_id = $1 AND i.customer_id = ANY($2::text[]) AND ${OPEN_INVOICE_SQL}
+        GROUP BY i.customer_id`,
+  customerInvoiceFigures: `SELECT COALESCE(SUM(i.total) FILTER (WHERE i.finalized_at IS NOT NULL AND i.status <> 'void'), 0)::text AS total_invoiced,
+                COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL})::int AS open_count,
+                COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date)::int AS overdue_count,
+                COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date), 0)::text AS overdue_amount
+           FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2`,
+  // PaymentFiguresReader.forCustomer
+  customerPaymentFigures: `WITH p AS (SELECT id, amount, amount_applied, payment_date FROM payments WHERE tenant_id = $1 AND customer_id = $2),
+            last AS (SELECT id, amount, payment_date FROM p ORDER BY payment_date DESC, id DESC LIMIT 1),
+            paid AS (
+              SELECT COALESCE((SELECT MAX(pp.payment_date)
+                                 FROM payment_applications a
+                                 JOIN payments pp ON pp.tenant_id = a.tenant_id AND pp.id = a.payment_id
+                                WHERE a.tenant_id = i.tenant_id AND a.invoice_id = i.id AND a.reversed_at IS NULL),
+                              (i.paid_at AT TIME ZONE 'UTC')::date) - i.issue_date AS days
+                FROM invoices i
+               WHERE i.tenant_id = $1 AND i.customer_id = $2 AND i.status = 'paid')
+       SELECT (SELECT COALESCE(SUM(amount), 0) FROM p)::text AS total_paid,
+              (SELECT COALESCE(SUM(amount - amount_applied), 0) FROM p)::text AS unapplied,
+              (SELECT id FROM last) AS last_id,
+              (SELECT amount FROM last)::text AS last_amount,
+              (SELECT payment_date FROM last)::text AS last_date,
+              (SELECT ROUND(AVG(days), 1) FROM paid)::text AS average_days`,
+
+  // StatementReadModel.get
+  statementCustomer: `SELECT c.id, c.name, c.email, c.external_id, c.billing_address, c.currency, t.name AS tenant_name
+         FROM customers c JOIN tenants t ON t.id = c.tenant_id
+        WHERE c.tenant_id = $1 AND c.id = $2`,
+  statementOpening: `SELECT COALESCE(SUM(debit - credit), 0)::text AS balance FROM ledger_entries
+          WHERE tenant_id = $1 AND customer_id = $2 AND entry_date < $3::date`,
+  statementEntries: `SELECT to_char(entry_date, 'YYYY-MM-DD') AS date, type, reference, description, debit::text, credit::text
+           FROM ledger_entries
+          WHERE tenant_id = $1 AND customer_id = $2 AND entry_date BETWEEN $3::date AND $4::date
+          ORDER BY entry_date, seq`,
+  statementAging: `SELECT ${aging('i.due_date', 'i.total - i.amount_paid', '$3')}
+           FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}`,
+};
