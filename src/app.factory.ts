@@ -11,6 +11,7 @@ import { CoreOptions } from './shared/infrastructure/core.module';
 import { requestIdFor } from './shared/http/request-id';
 import { createValidationPipe } from './shared/http/validation.pipe';
 import { registerMetrics } from './modules/status/infrastructure/metrics';
+import { installLeanReads } from './shared/http/lean-reads';
 
 export const API_PREFIX = 'api/v1';
 
@@ -66,6 +67,8 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
     done(null, payload);
   });
   registerMetrics(fastify);
+  // The hottest GET routes answered by their controllers straight from a Fastify hook (see lean-reads.ts).
+  installLeanReads(app, API_PREFIX);
 
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [

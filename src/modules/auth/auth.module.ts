@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
-import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateClientHandler } from './application/create-client.command';
 import { CreateTenantHandler } from './application/create-tenant.command';
@@ -12,24 +11,25 @@ import { ApiClientOrmEntity } from './infrastructure/api-client.orm-entity';
 import { TenantOrmEntity } from './infrastructure/tenant.orm-entity';
 import { ClientStatusCache } from './infrastructure/client-status.cache';
 import { JwtSecretProvider } from './infrastructure/jwt-secret.provider';
-import { JwtStrategy } from './infrastructure/jwt.strategy';
+import { JwtRequestAuthenticator } from './infrastructure/jwt-request.authenticator';
+import { RequestAuthenticator } from '../../shared/http/request-authenticator';
 import { SecretHasher } from './infrastructure/secret-hasher';
 import { TypeormApiClientRepository } from './infrastructure/typeorm-api-client.repository';
 
 @Module({
-  imports: [PassportModule, JwtModule.register({}), TypeOrmModule.forFeature([TenantOrmEntity, ApiClientOrmEntity])],
+  imports: [JwtModule.register({}), TypeOrmModule.forFeature([TenantOrmEntity, ApiClientOrmEntity])],
   controllers: [TokenController],
   providers: [
     { provide: ApiClientRepository, useClass: TypeormApiClientRepository },
     SecretHasher,
     JwtSecretProvider,
     ClientStatusCache,
-    JwtStrategy,
+    { provide: RequestAuthenticator, useClass: JwtRequestAuthenticator },
     TokenService,
     CreateTenantHandler,
     CreateClientHandler,
     RevokeClientHandler,
   ],
-  exports: [ApiClientRepository],
+  exports: [ApiClientRepository, RequestAuthenticator],
 })
 export class AuthModule {}

@@ -18,6 +18,33 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 }
 
 /**
+ * Counts one request of `client` (or, on a public route, only reports its state), sets the
+ * rate-limit headers, and throws 429 over the limit (not on public routes). Shared by the
+ * guard and the lean read path.
+ */
+export async function countRequest(
+  limits: RateLimitService,
+  config: AppConfig,
+  client: AuthenticatedClient,
+  isPublic: boolean,
+  request: { rateLimit?: RateLimitState },
+  reply: FastifyReply,
+): Promise<RateLimitState> {
+  const limit = client.rateLimit ?? config.rateLimitRequests;
+  const window = config.rateLimitWindowSeconds;
+  const key = `client:${client.clientId}`;
+  const state = isPublic ? await limits.peek(key, limit, window) : await limits.take(key, limit, window);
+  request.rateLimit = state;
+  for (const [name, value] of Object.entries(rateLimitHeaders(state))) void reply.header(name, value);
+  // A public route (the status endpoint above all) answers even an exhausted client: it is
+  // where that client reads when it may call again.
+  if (!state.allowed && !isPublic) {
+    throw new HttpProblem('rate_limited', `Rate limit of ${limit} requests per ${window} s reached.`, { 'Retry-After': String(state.reset) });
+  }
+  return state;
+}
+
+/**
  * Per-client request limits (contract §3), counted after authentication. Public routes
  * count nothing; with a token they still report the client's state in the headers.
  */
@@ -33,19 +60,8 @@ export class RateLimitGuard implements CanActivate {
     const http = context.switchToHttp();
     const client: AuthenticatedClient | undefined = http.getRequest().user;
     if (!client) return true;
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    const limit = client.rateLimit ?? this.config.rateLimitRequests;
-    const window = this.config.rateLimitWindowSeconds;
-    const key = `client:${client.clientId}`;
-    const state = isPublic ? await this.limits.peek(key, limit, window) : await this.limits.take(key, limit, window);
-    http.getRequest().rateLimit = state;
-    const reply = http.getResponse<FastifyReply>();
-    for (const [name, value] of Object.entries(rateLimitHeaders(state))) void reply.header(name, value);
-    // A public route (the status endpoint above all) answers even an exhausted client: it is
-    // where that client reads when it may call again.
-    if (!state.allowed && !isPublic) {
-      throw new HttpProblem('rate_limited', `Rate limit of ${limit} requests per ${window} s reached.`, { 'Retry-After': String(state.reset) });
-    }
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) ?? false;
+    await countRequest(this.limits, this.config, client, isPublic, http.getRequest(), http.getResponse<FastifyReply>());
     return true;
   }
 }

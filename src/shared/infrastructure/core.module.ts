@@ -9,6 +9,7 @@ import { UnitOfWork } from './database/unit-of-work';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { RateLimitService } from './rate-limit/rate-limit.service';
+import { LeanReadRegistry } from '../http/lean-reads';
 
 export interface CoreOptions {
   config: AppConfig;
@@ -30,6 +31,7 @@ export class CoreModule {
       TransactionalCommandBus,
       IdempotencyInterceptor,
       RateLimitService,
+      LeanReadRegistry,
     ];
     return {
       module: CoreModule,

@@ -3,7 +3,8 @@ export { IS_PUBLIC, Public } from '../../../shared/http/public.decorator';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
 import { Scope } from '../domain/scopes';
 
-export const REQUIRED_SCOPES = 'auth:scopes';
+import { REQUIRED_SCOPES } from '../../../shared/http/scopes';
+export { REQUIRED_SCOPES };
 
 /** The scope(s) a route needs; all of them must be in the token. */
 export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES, scopes);

@@ -1,7 +1,6 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
-import { HttpProblem } from '../../../shared/http/problem-details.filter';
+import { RequestAuthenticator } from '../../../shared/http/request-authenticator';
 import { IS_PUBLIC } from './auth.decorators';
 
 const BEARER = /^Bearer\s+\S/i;
@@ -9,34 +8,28 @@ const BEARER = /^Bearer\s+\S/i;
 /**
  * The one global guard for bearer tokens. Public routes skip it, but still pick up a valid
  * token when one is sent (the status endpoint then reports that client's rate limit).
+ * Verification itself is the RequestAuthenticator's, shared with the lean read path.
  */
 @Injectable()
-export class JwtAuthGuard extends AuthGuard('jwt') {
-  constructor(private readonly reflector: Reflector) {
-    super();
-  }
+export class JwtAuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: RequestAuthenticator,
+  ) {}
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    if (!isPublic) return (await super.canActivate(context)) as boolean;
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest();
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    if (!isPublic) {
+      request.user = await this.authenticator.authenticate(request.headers.authorization);
+      return true;
+    }
     if (!BEARER.test(request.headers.authorization ?? '')) return true;
     try {
-      await super.canActivate(context);
+      request.user = await this.authenticator.authenticate(request.headers.authorization);
     } catch {
       request.user = undefined;
     }
     return true;
-  }
-
-  override handleRequest<T>(err: unknown, user: T, _info: unknown, context: ExecutionContext): T {
-    if (user) return user;
-    const request = context.switchToHttp().getRequest();
-    if (!BEARER.test(request.headers.authorization ?? '')) {
-      throw new HttpProblem('unauthorized', 'A bearer token is required.', { 'WWW-Authenticate': 'Bearer realm="receivables"' });
-    }
-    throw new HttpProblem('unauthorized', 'The access token is invalid, expired or revoked.', {
-      'WWW-Authenticate': 'Bearer realm="receivables", error="invalid_token"',
-    });
   }
 }

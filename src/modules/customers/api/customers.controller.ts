@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, OnModuleInit, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +16,7 @@ import { CreateCustomerRequest, GetCustomerRequest, ListCustomersRequest, Update
 import { CustomerDetailResponse, CustomerPageResponse } from './customer.response';
 import { setNextLink } from '../../../shared/http/next-link';
 import { ProblemResponse } from '../../../shared/http/problem.response';
+import { LeanReadRegistry } from '../../../shared/http/lean-reads';
 
 @ApiTags('customers')
 @ApiBearerAuth()
@@ -23,12 +24,18 @@ import { ProblemResponse } from '../../../shared/http/problem.response';
 @ApiResponse({ status: 403, type: ProblemResponse, description: 'Token lacks the scope' })
 @ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' })
 @Controller('customers')
-export class CustomersController {
+export class CustomersController implements OnModuleInit {
   constructor(
     private readonly commands: TransactionalCommandBus,
     private readonly queries: QueryBus,
     private readonly uow: UnitOfWork,
+    private readonly lean: LeanReadRegistry,
   ) {}
+
+  /** The customer detail is also served by the lean read path: this same method, without Nest's router. */
+  onModuleInit(): void {
+    this.lean.register({ path: '/customers/:id', method: this.get, query: GetCustomerRequest, handle: (client, request, _reply, query) => this.get(client, (request.params as { id: string }).id, query) });
+  }
 
   @Post()
   @HttpCode(201)

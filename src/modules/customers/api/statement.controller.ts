@@ -1,9 +1,10 @@
-import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, OnModuleInit, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
 import { ProblemResponse } from '../../../shared/http/problem.response';
+import { LeanReadRegistry } from '../../../shared/http/lean-reads';
 import { CurrentClient, RequireScopes } from '../../auth';
 import { GetCustomerStatementQuery } from '../application/get-customer-statement.query';
 import { renderStatementCsv } from '../infrastructure/statement-csv.renderer';
@@ -38,11 +39,22 @@ export function statementFormat(accept: string | undefined): Format {
 @ApiBearerAuth()
 @ApiExtraModels(StatementResponse)
 @Controller('customers')
-export class StatementController {
+export class StatementController implements OnModuleInit {
   constructor(
     private readonly queries: QueryBus,
     private readonly pdf: StatementPdfRenderer,
+    private readonly lean: LeanReadRegistry,
   ) {}
+
+  /** Statements are also served by the lean read path: this same method, without Nest's router. */
+  onModuleInit(): void {
+    this.lean.register({
+      path: '/customers/:id/statement',
+      method: this.statement,
+      query: StatementRequest,
+      handle: (client, request, reply, query) => this.statement(client, (request.params as { id: string }).id, query, request.headers.accept, reply),
+    });
+  }
 
   @Get(':id/statement')
   @RequireScopes('customers:read')

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, OnModuleInit, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
@@ -8,6 +8,7 @@ import { TransactionalCommandBus } from '../../../shared/infrastructure/database
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { CurrentClient, RequireScopes } from '../../auth';
 import { setNextLink } from '../../../shared/http/next-link';
+import { LeanReadRegistry } from '../../../shared/http/lean-reads';
 import { ProblemResponse } from '../../../shared/http/problem.response';
 import { CreateInvoiceCommand, CreateInvoiceInput } from '../application/create-invoice.command';
 import { GetInvoiceQuery } from '../application/get-invoice.query';
@@ -39,12 +40,19 @@ function etag(reply: FastifyReply, invoice: { version: number }): void {
 @ApiResponse({ status: 403, type: ProblemResponse, description: 'Token lacks the scope' })
 @ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' })
 @Controller('invoices')
-export class InvoicesController {
+export class InvoicesController implements OnModuleInit {
   constructor(
     private readonly commands: TransactionalCommandBus,
     private readonly queries: QueryBus,
     private readonly uow: UnitOfWork,
+    private readonly lean: LeanReadRegistry,
   ) {}
+
+  /** The two hot reads are also served by the lean read path: these same methods, without Nest's router. */
+  onModuleInit(): void {
+    this.lean.register({ path: '/invoices/:id', method: this.get, handle: (client, request, reply) => this.get(client, (request.params as { id: string }).id, reply) });
+    this.lean.register({ path: '/invoices', method: this.list, query: ListInvoicesRequest, handle: (client, request, reply, query) => this.list(client, query, request, reply) });
+  }
 
   @Get()
   @RequireScopes('invoices:read')
