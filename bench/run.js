@@ -7,7 +7,7 @@
  * scenario, prints the table and the service's peak RSS, and rewrites this mode's block in
  * docs/benchmarks.md. Plain CommonJS on the compiled dist/, so it needs no TypeScript tooling.
  */
-const { existsSync, mkdirSync, readFileSync, rmSync, readdirSync } = require('node:fs');
+const { existsSync, mkdirSync, readFileSync, rmSync, readdirSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { createHash } = require('node:crypto');
 const autocannon = require('autocannon');
@@ -43,7 +43,9 @@ async function main() {
   // 1. The bench database: reused when it already holds this seed, rebuilt otherwise.
   const seedFile = join(dataDir, 'bench-seed.json');
   const previous = existsSync(seedFile) ? JSON.parse(readFileSync(seedFile, 'utf8')) : null;
-  const reuse = !opts.reseed && previous && JSON.stringify(previous.params) === JSON.stringify(opts.seed);
+  // Reused only when seeded with the same sizes by the same schema and seed code.
+  const fingerprint = codeFingerprint();
+  const reuse = !opts.reseed && previous && JSON.stringify(previous.params) === JSON.stringify(opts.seed) && previous.code === fingerprint;
   if (!reuse && existsSync(dataDir)) {
     await stopLeftoverPostgres(dataDir);
     log(`bench: removing ${dataDir} to seed from scratch`);
@@ -70,6 +72,8 @@ async function main() {
     const code = await new Promise((resolve) => child.once('exit', resolve));
     if (code !== 0) throw new Error(`seed failed with exit code ${code}`);
     seed = JSON.parse(readFileSync(seedFile, 'utf8'));
+    seed.code = fingerprint;
+    writeFileSync(seedFile, JSON.stringify(seed, null, 2), { mode: 0o600 });
   }
 
   // 2. What the scenarios need (ids, customers, open invoices), straight from the database.
@@ -194,6 +198,18 @@ async function main() {
     log(`bench: wrote docs/benchmarks.md (${opts.mode} block)`);
   }
   log(`bench: done in ${((Date.now() - started) / 1000).toFixed(0)} s; logs in ${logDir}`);
+}
+
+/** Hash of the compiled migrations and seed code: a bench database made by other code is rebuilt. */
+function codeFingerprint() {
+  const hash = createHash('sha1');
+  for (const dir of ['migrations', 'cli/seed']) {
+    const full = join(DIST, dir);
+    if (!existsSync(full)) continue;
+    for (const file of readdirSync(full).filter((f) => f.endsWith('.js')).sort()) hash.update(file).update(readFileSync(join(full, file)));
+  }
+  hash.update(readFileSync(join(DIST, 'cli/seed.js')));
+  return hash.digest('hex').slice(0, 12);
 }
 
 function describeSeed(seed) {

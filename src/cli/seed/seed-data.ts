@@ -221,6 +221,18 @@ async function finishTenant(client: Client, tenantId: string, invoiceCount: numb
             IS DISTINCT FROM (f.overdue_amount, f.overdue_count::int, f.refresh_on)`,
     [tenantId, today],
   );
+  // The overdue scan (webhooks) notices each invoice once per due date it passes; a service
+  // running through this history would have noticed every invoice overdue today already.
+  const [{ notices }] = (await client.query(`SELECT to_regclass('invoice_overdue_notices') IS NOT NULL AS notices`)).rows;
+  if (notices) {
+    await client.query(
+      `INSERT INTO invoice_overdue_notices (tenant_id, invoice_id, due_date)
+       SELECT tenant_id, id, due_date FROM invoices
+        WHERE tenant_id = $1 AND status IN ('open', 'partially_paid') AND amount_due > 0 AND due_date < $2::date
+       ON CONFLICT DO NOTHING`,
+      [tenantId, today],
+    );
+  }
   // The next generated number continues after the seeded ones.
   await client.query(
     `INSERT INTO invoice_number_counters (tenant_id, last_value) VALUES ($1, $2)
