@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -12,6 +11,7 @@ import { requestIdFor } from './shared/http/request-id';
 import { createValidationPipe } from './shared/http/validation.pipe';
 import { registerMetrics } from './modules/status/infrastructure/metrics';
 import { installLeanReads } from './shared/http/lean-reads';
+import { registerSecurityHeaders } from './shared/http/security-headers';
 
 export const API_PREFIX = 'api/v1';
 
@@ -46,7 +46,8 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
   app.useLogger(app.get(Logger));
 
   const fastify = app.getHttpAdapter().getInstance();
-  await app.register(helmet as never, {
+  // helmet's headers, computed once (security-headers.ts) rather than rebuilt per request by @fastify/helmet.
+  await registerSecurityHeaders(fastify, {
     // Swagger UI needs inline styles; everything the API returns is JSON, PDF or CSV.
     contentSecurityPolicy: { directives: { 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } },
   });

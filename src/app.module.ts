@@ -22,6 +22,10 @@ export class AppModule {
         LoggerModule.forRoot({
           pinoHttp: {
             level: options.config.logLevel,
+            // Access lines are info-level: above info they are never written, so the per-request
+            // listener and log object are skipped (5xx are still logged, with their stack, by the
+            // problem filter).
+            autoLogging: ['trace', 'debug', 'info'].includes(options.config.logLevel),
             genReqId: (req) => (req as { id?: string }).id ?? '',
             // Bound on every line of a request (its own logs and the completion line); the custom
             // req serializer below drops pino-http's own id, and customAttributeKeys.reqId alone
