@@ -149,9 +149,10 @@ async function main() {
     }
     const r = row.baseline.rps > 0 ? row.service.rps / row.baseline.rps : null;
     const cpu = (s) => (s.cpuMs === null ? '' : ` ${s.cpuMs.toFixed(2)} CPU-ms/req`);
+    row.service.rssPeak = serviceRss.windowPeak();
     log(
       `  ${scenario.name.padEnd(44)} service ${row.service.rps.toFixed(0).padStart(6)} req/s p99 ${String(row.service.p99).padStart(4)} ms${cpu(row.service)} | ` +
-        `baseline ${row.baseline.rps.toFixed(0).padStart(6)} req/s p99 ${String(row.baseline.p99).padStart(4)} ms${cpu(row.baseline)} | ${fmtRatio(r)}×`,
+        `baseline ${row.baseline.rps.toFixed(0).padStart(6)} req/s p99 ${String(row.baseline.p99).padStart(4)} ms${cpu(row.baseline)} | ${fmtRatio(r)}× | service RSS ≤ ${mb(row.service.rssPeak)}`,
     );
     rows.push(row);
   }

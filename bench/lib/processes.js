@@ -78,6 +78,14 @@ class RssSampler {
       }
     }
     if (rss && rss > this.maxSampled) this.maxSampled = rss;
+    if (rss && rss > (this.windowMax ?? 0)) this.windowMax = rss;
+  }
+  /** The largest RSS sampled since the previous call (per scenario). */
+  windowPeak() {
+    this.sample();
+    const peak = this.windowMax ?? null;
+    this.windowMax = 0;
+    return peak;
   }
   /** Call before the process exits. */
   peak() {
