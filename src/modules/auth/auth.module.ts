@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateClientHandler } from './application/create-client.command';
 import { CreateTenantHandler } from './application/create-tenant.command';
@@ -12,18 +13,20 @@ import { TenantOrmEntity } from './infrastructure/tenant.orm-entity';
 import { ClientStatusCache } from './infrastructure/client-status.cache';
 import { JwtSecretProvider } from './infrastructure/jwt-secret.provider';
 import { JwtRequestAuthenticator } from './infrastructure/jwt-request.authenticator';
+import { JwtStrategy } from './infrastructure/jwt.strategy';
 import { RequestAuthenticator } from '../../shared/http/request-authenticator';
 import { SecretHasher } from './infrastructure/secret-hasher';
 import { TypeormApiClientRepository } from './infrastructure/typeorm-api-client.repository';
 
 @Module({
-  imports: [JwtModule.register({}), TypeOrmModule.forFeature([TenantOrmEntity, ApiClientOrmEntity])],
+  imports: [PassportModule, JwtModule.register({}), TypeOrmModule.forFeature([TenantOrmEntity, ApiClientOrmEntity])],
   controllers: [TokenController],
   providers: [
     { provide: ApiClientRepository, useClass: TypeormApiClientRepository },
     SecretHasher,
     JwtSecretProvider,
     ClientStatusCache,
+    JwtStrategy,
     { provide: RequestAuthenticator, useClass: JwtRequestAuthenticator },
     TokenService,
     CreateTenantHandler,
