@@ -233,7 +233,6 @@ function registerInvoices(app, q, pool) {
         tenantId, newId('evt'), 'invoice.created', 'invoice', invoiceId, JSON.stringify({ object }), now,
         tenantId, newId('evt'), 'invoice.finalized', 'invoice', invoiceId, JSON.stringify({ object }), now,
       ]);
-      await tq('outbox_notify', sql.outboxNotify, []);
       return invoiceId;
     });
     if (!id) return reply.code(404).send({ code: 'not_found' });
@@ -276,7 +275,6 @@ function registerPayments(app, q, pool) {
         JSON.stringify(payment.remittance), 'unapplied', payment.auto_match, 'unmatched', null, '[]', JSON.stringify(payment.metadata), now, now,
       ]);
       await tq('outbox_1', sql.outboxInsert1, [tenantId, newId('evt'), 'payment.created', 'payment', id, JSON.stringify({ object: payment }), now]);
-      await tq('outbox_notify', sql.outboxNotify, []);
     });
     reply.code(201);
     return payment;

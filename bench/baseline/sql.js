@@ -77,10 +77,15 @@ module.exports.sql = {
         WHERE c.tenant_id = $1 AND c.id = f.id
           AND (c.overdue_amount, c.overdue_invoice_count, c.overdue_refresh_on)
               IS DISTINCT FROM (f.overdue_amount, f.overdue_count::int, f.refresh_on)`,
-  // OutboxWriter.write (one and two events) and its NOTIFY
-  outboxInsert1: `INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
-  outboxInsert2: `INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7), ($8, $9, $10, $11, $12, $13::jsonb, $14)`,
-  outboxNotify: `SELECT pg_notify('outbox', '')`,
+  // OutboxWriter.write (one and two events, with its NOTIFY in the same statement)
+  outboxInsert1: `WITH written AS (
+         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+         RETURNING 1)
+       SELECT pg_notify('outbox', '')`,
+  outboxInsert2: `WITH written AS (
+         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7), ($8, $9, $10, $11, $12, $13::jsonb, $14)
+         RETURNING 1)
+       SELECT pg_notify('outbox', '')`,
   // TypeormPaymentRepository.insert
   insertPayment: `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
                              status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at)

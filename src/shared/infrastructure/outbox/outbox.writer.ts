@@ -19,10 +19,13 @@ export class OutboxWriter {
       values.push(e.tenantId, newId('evt'), e.type, e.aggregateType, e.aggregateId, JSON.stringify(e.data), e.occurredAt);
       return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}::jsonb, $${o + 7})`;
     });
+    // Insert and notify in one round trip (a data-modifying CTE always runs to completion).
     await manager.query(
-      `INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ${rows.join(', ')}`,
+      `WITH written AS (
+         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ${rows.join(', ')}
+         RETURNING 1)
+       SELECT pg_notify('${OUTBOX_CHANNEL}', '')`,
       values,
     );
-    await manager.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
   }
 }
