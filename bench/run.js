@@ -63,7 +63,7 @@ async function main() {
     log(`bench: reusing the seeded database in ${dataDir} (seeded in ${seed.seconds.toFixed(1)} s; --reseed to redo)`);
   } else {
     const { invoices, customers, payments, tenants } = opts.seed;
-    const args = ['--invoices', invoices, '--customers', customers, '--payments', payments, '--tenants', tenants, '--out', seedFile];
+    const args = ['--invoices', invoices, '--customers', customers, '--payments', payments, '--tenants', tenants, '--largest', opts.seed.largest, '--out', seedFile];
     log(`bench: seeding ${invoices} invoices, ${customers} customers, ${payments} payments, ${tenants} tenant(s)`);
     const child = require('node:child_process').spawn(process.execPath, [join(DIST, 'cli/seed.js'), ...args.map(String)], {
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
@@ -134,10 +134,13 @@ async function main() {
   const rows = [];
   for (const scenario of scenarios) {
     const row = { id: scenario.id, name: scenario.name, targets: scenario.targets, service: null, baseline: null };
+    // Both servers warm up before either is measured, so neither pays for cold caches alone.
     for (const target of [targets.baseline, targets.service]) {
       const problem = await probe(scenario, target);
       if (problem) log(`bench: ${scenario.id} on the ${target.name}: ${problem}`);
       if (opts.warmup > 0) await load(scenario, target, opts.warmup, opts.connections);
+    }
+    for (const target of [targets.baseline, targets.service]) {
       const cpuBefore = cpuSeconds(target.pid);
       const result = await load(scenario, target, opts.duration, opts.connections);
       const cpuAfter = cpuSeconds(target.pid);

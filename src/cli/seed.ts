@@ -54,7 +54,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const seconds = (Date.now() - started) / 1000;
     const summary = {
-      params: { invoices: opts.invoices, customers: opts.customers, payments: opts.payments, tenants: opts.tenants },
+      params: { invoices: opts.invoices, customers: opts.customers, payments: opts.payments, tenants: opts.tenants, largest: opts.largest },
       seconds,
       as_of: opts.asOf,
       tenants: tenants.map((t, i) => ({ tenant_id: t.tenant_id, client_id: t.client_id, client_secret: t.client_secret, ...reports[i] })),

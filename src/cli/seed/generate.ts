@@ -223,12 +223,12 @@ export class TenantGenerator {
    * Decides who gets how many invoices and payments, and numbers every invoice in
    * creation order across the tenant (INV-000001 is the oldest), as the service would.
    */
-  plan(counts: { invoices: number; customers: number; payments: number }): TenantPlan {
+  plan(counts: { invoices: number; customers: number; payments: number }, largest = 10_000): TenantPlan {
     const r = this.random;
     const n = counts.customers;
-    // One large account with 10,000 invoices (or a third of them on small seeds); the rest
-    // log-normally distributed, as receivables usually are.
-    const whale = n > 1 ? Math.min(10_000, Math.floor(counts.invoices / 3)) : counts.invoices;
+    // One large account with 10,000 invoices (at most a third of them on small seeds); the
+    // rest log-normally distributed, as receivables usually are.
+    const whale = n > 1 ? Math.min(largest, Math.floor(counts.invoices / 3)) : counts.invoices;
     const weights = Array.from({ length: n }, (_, i) => (i === 0 ? 0 : Math.exp(r.normal())));
     const invoiceCounts = apportion(counts.invoices - whale, weights);
     invoiceCounts[0] += whale;

@@ -4,6 +4,8 @@ export interface SeedOptions {
   customers: number;
   payments: number;
   tenants: number;
+  /** invoices of each tenant's largest customer (the benchmark's "customer with 10,000 invoices") */
+  largest: number;
   /** the day the data ends ("today"); three years of history lead up to it */
   asOf: string;
   /** PRNG seed: the same options give the same data */
@@ -19,6 +21,7 @@ export const SEED_USAGE = `Usage: npm run seed -- [options]
   --customers N    customers (default 1000)
   --payments N     payments (default 30% of the invoices)
   --tenants N      spread the data over N new tenants (default 1)
+  --largest N      invoices of each tenant's largest customer (default 10000, at most a third)
   --as-of DATE     last day of the three years of history (default today)
   --random N       seed of the pseudo-random generator (default 1)
   --out FILE       also write the tenants' credentials and a summary to FILE (JSON)
@@ -43,7 +46,7 @@ export function parseSeedArgs(argv: string[]): SeedOptions {
     if (value === undefined) throw new Error(`--${name} needs a value`);
     values.set(name, value);
   }
-  const known = new Set(['invoices', 'customers', 'payments', 'tenants', 'as-of', 'random', 'out']);
+  const known = new Set(['invoices', 'customers', 'payments', 'tenants', 'largest', 'as-of', 'random', 'out']);
   for (const name of values.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const int = (name: string, fallback: number, min: number): number => {
     const raw = values.get(name);
@@ -60,6 +63,7 @@ export function parseSeedArgs(argv: string[]): SeedOptions {
     customers: int('customers', 1_000, 1),
     payments: int('payments', Math.round(invoices * 0.3), 0),
     tenants: int('tenants', 1, 1),
+    largest: int('largest', 10_000, 0),
     asOf,
     random: int('random', 1, 0),
     out: values.get('out'),

@@ -44,7 +44,7 @@ export async function seedTenantData(
   const started = Date.now();
   const random = new Random(opts.random * 7919 + hash(tenantId));
   const generator = new TenantGenerator(random, opts.asOf, Date.now());
-  const plan = generator.plan(counts);
+  const plan = generator.plan(counts, opts.largest);
   await verifyLineMath(generator, plan.customers[0]);
 
   const bulk = await bulkMode(client);

@@ -33,6 +33,14 @@ describe('benchmark table arithmetic', () => {
     expect(results[2].value).toBe('0.69×');
   });
 
+  it('does not count a scenario without a single answer as fast', () => {
+    const rows: Row[] = [{ id: 'slow', name: 'slow', service: stats(0, 0), baseline: stats(0, 0), targets: { maxP99Ms: 50, minRatio: 0.7 } }];
+    expect(evaluateTargets(rows).map((r) => [r.value, r.met])).toEqual([
+      ['n/a', false],
+      ['no answer', false],
+    ]);
+  });
+
   it('prints one row per scenario with the ratio in the last column', () => {
     const rows: Row[] = [{ id: 'a', name: 'GET /invoices/:id', service: stats(2345.6, 9), baseline: stats(3000, 6), targets: {} }];
     const md = markdownTable(rows).split('\n');
