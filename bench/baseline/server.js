@@ -6,7 +6,8 @@
  * the cost the benchmark's ratios measure.
  */
 const { createHmac, randomUUID, randomBytes } = require('node:crypto');
-const Fastify = require('fastify');
+// Fastify as the service gets it (a dependency of @nestjs/platform-fastify).
+const Fastify = require(require.resolve('fastify', { paths: [require.resolve('@nestjs/platform-fastify')] }));
 const { Pool } = require('pg');
 const { argon2Verify } = require('./argon2');
 
