@@ -103,9 +103,10 @@ export async function seedTenantData(
   if (bulk) await verifyReferences(client, tenantId);
   const verified = Date.now();
   await finishTenant(client, tenantId, counts.invoices, opts.asOf);
+  const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
   process.stderr.write(
-    `${label}: generated and loaded in ${((loaded - started) / 1000).toFixed(1)} s, references and balances verified in ` +
-      `${((verified - loaded) / 1000).toFixed(1)} s, denormalised figures in ${((Date.now() - verified) / 1000).toFixed(1)} s\n`,
+    `${label}: generated and loaded in ${seconds(started, loaded)} s, references and sums verified in ` +
+      `${seconds(loaded, verified)} s, denormalised figures in ${seconds(verified, Date.now())} s\n`,
   );
   const { invoices, payments, applications, ledger } = totals;
 
