@@ -1,3 +1,4 @@
+import type { LineItemSnapshot } from '../../modules/invoicing';
 import { Random } from './random';
 import { TypeIdFactory } from './typeid';
 
@@ -33,17 +34,8 @@ export interface CustomerRow {
   updatedAt: Date;
 }
 
-export interface LineItemRow {
-  id: string;
-  description: string;
-  quantity: string;
-  unit_amount: number;
-  discount_amount: number;
-  tax_rate: string;
-  gross_amount: number;
-  amount: number;
-  tax_amount: number;
-}
+/** Lines are stored exactly as the Invoice aggregate stores them. */
+export type LineItemRow = LineItemSnapshot;
 
 export interface DisputeRow {
   status: 'open' | 'resolved';

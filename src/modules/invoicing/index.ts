@@ -5,4 +5,4 @@ export { InvoiceRepository, type OpenInvoiceQuery } from './domain/invoice.repos
 export { INVOICE_STATUSES, OPEN_STATUSES, isInvoiceStatus, type InvoiceStatus } from './domain/invoice-status';
 export { InvoiceEvents, type InvoiceEventType } from './domain/invoice.events';
 export { presentInvoice, isOverdue, type InvoiceJson, type InvoiceSnapshot, type CustomerSummary } from './domain/invoice.snapshot';
-export { type LineItemInput } from './domain/line-item.value-object';
+export { type LineItemInput, type LineItemSnapshot } from './domain/line-item.value-object';

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { STATUS_BY_CODE } from './problem';
 
 /**
@@ -20,4 +21,17 @@ export class ProblemResponse {
   @ApiProperty({ example: 'validation_failed', enum: Object.keys(STATUS_BY_CODE) }) code: string;
   @ApiProperty({ example: 'req_01jc9x7m3ef0ab6yr2t0n4q8zd', description: 'Also in the X-Request-Id header and the logs.' }) request_id: string;
   @ApiPropertyOptional({ type: [FieldErrorResponse], description: 'Per-field errors; validation_failed only.' }) errors?: FieldErrorResponse[];
+}
+
+/**
+ * On a controller whose routes need a bearer token: the security scheme and the errors every such
+ * route can answer (no or bad token, missing scope, rate limit), documented once.
+ */
+export function ApiAuthenticated(): ClassDecorator {
+  return applyDecorators(
+    ApiBearerAuth(),
+    ApiResponse({ status: 401, type: ProblemResponse, description: 'Missing, invalid, expired or revoked token' }),
+    ApiResponse({ status: 403, type: ProblemResponse, description: 'The token lacks the scope' }),
+    ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' }),
+  );
 }

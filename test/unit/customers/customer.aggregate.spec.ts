@@ -1,17 +1,8 @@
-import { InvalidStateError, ValidationError } from '../../../src/shared/domain/domain-error';
+import { fieldOf } from '../../support/validation';
+import { InvalidStateError } from '../../../src/shared/domain/domain-error';
 import { Customer } from '../../../src/modules/customers';
 
 const NOW = new Date('2026-03-15T12:00:00Z');
-
-function fieldOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ValidationError);
-    return (e as ValidationError).errors?.[0]?.field;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('Customer', () => {
   it('normalises and defaults what it is created with', () => {

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../../src/shared/domain/domain-error';
+import { fieldOf } from '../../support/validation';
 import { LineItemInput } from '../../../src/modules/invoicing';
 import { InvoiceMother } from '../../support/mothers/invoice.mother';
 
@@ -11,16 +11,6 @@ function totals(lines: LineItemInput[]) {
     tax_total: json.tax_total,
     total: json.total,
   };
-}
-
-function fieldOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ValidationError);
-    return (e as ValidationError).errors?.[0]?.field;
-  }
-  throw new Error('expected a ValidationError');
 }
 
 describe('invoice line math (contract §7)', () => {

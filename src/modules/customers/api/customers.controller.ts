@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, OnModuleInit, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
 import { Page } from '../../../shared/domain/pagination';
@@ -15,14 +15,11 @@ import { CustomerDetailView, CustomerView } from '../infrastructure/customer-rea
 import { CreateCustomerRequest, GetCustomerRequest, ListCustomersRequest, UpdateCustomerRequest } from './customer.request';
 import { CustomerDetailResponse, CustomerPageResponse } from './customer.response';
 import { setNextLink } from '../../../shared/http/next-link';
-import { ProblemResponse } from '../../../shared/http/problem.response';
+import { ApiAuthenticated, ProblemResponse } from '../../../shared/http/problem.response';
 import { LeanReadRegistry } from '../../../shared/http/lean-reads';
 
 @ApiTags('customers')
-@ApiBearerAuth()
-@ApiResponse({ status: 401, type: ProblemResponse, description: 'Missing, invalid or expired token' })
-@ApiResponse({ status: 403, type: ProblemResponse, description: 'Token lacks the scope' })
-@ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' })
+@ApiAuthenticated()
 @Controller('customers')
 export class CustomersController implements OnModuleInit {
   constructor(

@@ -1,9 +1,9 @@
 import { Controller, Get, Headers, OnModuleInit, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
-import { ProblemResponse } from '../../../shared/http/problem.response';
+import { ApiAuthenticated, ProblemResponse } from '../../../shared/http/problem.response';
 import { LeanReadRegistry } from '../../../shared/http/lean-reads';
 import { CurrentClient, RequireScopes } from '../../auth';
 import { GetCustomerStatementQuery } from '../application/get-customer-statement.query';
@@ -36,7 +36,7 @@ export function statementFormat(accept: string | undefined): Format {
 }
 
 @ApiTags('customers')
-@ApiBearerAuth()
+@ApiAuthenticated()
 @ApiExtraModels(StatementResponse)
 @Controller('customers')
 export class StatementController implements OnModuleInit {
@@ -77,10 +77,7 @@ export class StatementController implements OnModuleInit {
     },
   })
   @ApiResponse({ status: 400, type: ProblemResponse, description: 'bad date, or from after to' })
-  @ApiResponse({ status: 401, type: ProblemResponse, description: 'Missing, invalid or expired token' })
-  @ApiResponse({ status: 403, type: ProblemResponse, description: 'Token lacks the scope' })
   @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found (also for another tenant\'s or a malformed id)' })
-  @ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' })
   async statement(
     @CurrentClient() client: AuthenticatedClient,
     @Param('id') id: string,

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, OnModuleInit, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Page } from '../../../shared/domain/pagination';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
@@ -9,7 +9,7 @@ import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work
 import { CurrentClient, RequireScopes } from '../../auth';
 import { setNextLink } from '../../../shared/http/next-link';
 import { LeanReadRegistry } from '../../../shared/http/lean-reads';
-import { ProblemResponse } from '../../../shared/http/problem.response';
+import { ApiAuthenticated, ProblemResponse } from '../../../shared/http/problem.response';
 import { CreateInvoiceCommand, CreateInvoiceInput } from '../application/create-invoice.command';
 import { GetInvoiceQuery } from '../application/get-invoice.query';
 import { ListInvoicesQuery } from '../application/list-invoices.query';
@@ -35,10 +35,7 @@ function etag(reply: FastifyReply, invoice: { version: number }): void {
 }
 
 @ApiTags('invoices')
-@ApiBearerAuth()
-@ApiResponse({ status: 401, type: ProblemResponse, description: 'Missing, invalid or expired token' })
-@ApiResponse({ status: 403, type: ProblemResponse, description: 'Token lacks the scope' })
-@ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' })
+@ApiAuthenticated()
 @Controller('invoices')
 export class InvoicesController implements OnModuleInit {
   constructor(

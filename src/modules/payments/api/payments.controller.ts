@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Page } from '../../../shared/domain/pagination';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
 import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
 import { CurrentClient, RequireScopes } from '../../auth';
-import { ProblemResponse } from '../../../shared/http/problem.response';
+import { ApiAuthenticated, ProblemResponse } from '../../../shared/http/problem.response';
 import { setNextLink } from '../../../shared/http/next-link';
 import { GetPaymentQuery } from '../application/get-payment.query';
 import { ListPaymentsQuery } from '../application/list-payments.query';
@@ -24,10 +24,7 @@ const IDEMPOTENCY_HEADER = {
 };
 
 @ApiTags('payments')
-@ApiBearerAuth()
-@ApiResponse({ status: 401, type: ProblemResponse, description: 'Missing, invalid or expired token' })
-@ApiResponse({ status: 403, type: ProblemResponse, description: 'Token lacks the scope' })
-@ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' })
+@ApiAuthenticated()
 @Controller('payments')
 export class PaymentsController {
   constructor(

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { Page } from '../../../shared/domain/pagination';
 import { AuthenticatedClient } from '../../../shared/http/authenticated-client';
@@ -22,7 +22,7 @@ import {
   RotateWebhookSecretRequest,
   UpdateWebhookEndpointRequest,
 } from './webhook-endpoint.request';
-import { ProblemResponse } from '../../../shared/http/problem.response';
+import { ApiAuthenticated, ProblemResponse } from '../../../shared/http/problem.response';
 import { setNextLink } from '../../../shared/http/next-link';
 import {
   RotatedSecretResponse,
@@ -34,11 +34,8 @@ import {
 } from './webhook-endpoint.response';
 
 const ID_PARAM = { name: 'id', example: 'wh_01jc9x7m3ef0ab6yr2t0n4q8zd', description: 'webhook endpoint id' };
-const E401 = { status: 401, type: ProblemResponse, description: 'missing or invalid bearer token' };
-const E403 = { status: 403, type: ProblemResponse, description: 'the token lacks the scope' };
 const E404 = { status: 404, type: ProblemResponse, description: 'no such endpoint in this tenant' };
 const E400 = { status: 400, type: ProblemResponse, description: 'validation_failed (unknown event type, refused URL, unknown field)' };
-const E429 = { status: 429, type: ProblemResponse, description: 'rate_limited' };
 
 /** Sets the `Link: rel="next"` header of a page (contract §5). */
 function withNextLink<T>(page: Page<T>, request: FastifyRequest, reply: FastifyReply): Page<T> {
@@ -47,7 +44,7 @@ function withNextLink<T>(page: Page<T>, request: FastifyRequest, reply: FastifyR
 }
 
 @ApiTags('webhooks')
-@ApiBearerAuth()
+@ApiAuthenticated()
 @Controller('webhooks')
 export class WebhooksController {
   constructor(
@@ -66,9 +63,6 @@ export class WebhooksController {
   })
   @ApiResponse({ status: 201, type: WebhookEndpointWithSecretResponse })
   @ApiResponse(E400)
-  @ApiResponse(E401)
-  @ApiResponse(E403)
-  @ApiResponse(E429)
   create(@CurrentClient() client: AuthenticatedClient, @Body() body: CreateWebhookEndpointRequest): Promise<EndpointWithSecretView> {
     return this.commands.execute(new CreateWebhookEndpointCommand(client.tenantId, body.url, body.events, body.description ?? null));
   }
@@ -78,8 +72,6 @@ export class WebhooksController {
   @ApiOperation({ summary: 'List endpoints (without secrets)', description: 'Newest first; keyset pagination with `limit` and `cursor`.' })
   @ApiResponse({ status: 200, type: WebhookEndpointListResponse })
   @ApiResponse(E400)
-  @ApiResponse(E401)
-  @ApiResponse(E403)
   async list(
     @CurrentClient() client: AuthenticatedClient,
     @Query() query: ListWebhookEndpointsRequest,
@@ -94,8 +86,6 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Get an endpoint (without its secret)' })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: WebhookEndpointResponse })
-  @ApiResponse(E401)
-  @ApiResponse(E403)
   @ApiResponse(E404)
   get(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string): Promise<EndpointView> {
     return this.queries.execute(new GetWebhookEndpointQuery(client.tenantId, id));
@@ -107,8 +97,6 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: WebhookEndpointResponse })
   @ApiResponse(E400)
-  @ApiResponse(E401)
-  @ApiResponse(E403)
   @ApiResponse(E404)
   update(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Body() body: UpdateWebhookEndpointRequest): Promise<EndpointView> {
     return this.commands.execute(new UpdateWebhookEndpointCommand(client.tenantId, id, body));
@@ -120,8 +108,6 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Delete an endpoint and its delivery history' })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 204, description: 'deleted' })
-  @ApiResponse(E401)
-  @ApiResponse(E403)
   @ApiResponse(E404)
   async remove(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string): Promise<void> {
     await this.commands.execute(new DeleteWebhookEndpointCommand(client.tenantId, id));
@@ -139,8 +125,6 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: RotatedSecretResponse })
   @ApiResponse(E400)
-  @ApiResponse(E401)
-  @ApiResponse(E403)
   @ApiResponse(E404)
   rotate(
     @CurrentClient() client: AuthenticatedClient,
@@ -161,8 +145,6 @@ export class WebhooksController {
   })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 202, type: WebhookDeliveryResponse, description: 'the queued delivery' })
-  @ApiResponse(E401)
-  @ApiResponse(E403)
   @ApiResponse(E404)
   @ApiResponse({ status: 409, type: ProblemResponse, description: 'invalid_state: the endpoint is disabled' })
   sendTest(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string): Promise<DeliveryView> {
@@ -175,8 +157,6 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: WebhookDeliveryListResponse })
   @ApiResponse(E400)
-  @ApiResponse(E401)
-  @ApiResponse(E403)
   @ApiResponse(E404)
   async deliveries(
     @CurrentClient() client: AuthenticatedClient,
