@@ -297,15 +297,8 @@ function registerCustomers(app, q) {
     const id = req.params.id;
     const day = today();
     const asOf = req.query.as_of ?? day;
-    const { rows: [row] } = await q('customer_detail', sql.customerDetail, [tenantId, id]);
+    const { rows: [row] } = await q('customer_detail', sql.customerDetail, [tenantId, id, asOf, day]);
     if (!row) return reply.code(404).send({ code: 'not_found' });
-    const [agings, inv, pay] = await Promise.all([
-      q('customer_aging', sql.customerAging, [tenantId, [id], asOf]),
-      q('customer_invoice_figures', sql.customerInvoiceFigures, [tenantId, id, day]),
-      q('customer_payment_figures', sql.customerPaymentFigures, [tenantId, id]),
-    ]);
-    const i = inv.rows[0];
-    const p = pay.rows[0];
     const balance = Number(row.balance);
     const limit = num(row.credit_limit);
     return {
@@ -321,22 +314,22 @@ function registerCustomers(app, q) {
       credit_hold: row.credit_hold,
       metadata: row.metadata ?? {},
       balance,
-      overdue_amount: Number(i.overdue_amount),
+      overdue_amount: Number(row.live_overdue_amount),
       credit_available: limit === null ? null : limit - balance,
       credit_status: row.credit_hold ? 'on_hold' : limit !== null && balance > limit ? 'over_limit' : 'ok',
-      aging: aging(agings.rows[0]),
+      aging: aging(row),
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
       ar_summary: {
-        total_invoiced: Number(i.total_invoiced),
-        total_paid: Number(p.total_paid),
+        total_invoiced: Number(row.total_invoiced),
+        total_paid: Number(row.total_paid),
         balance,
-        unapplied_payments: Number(p.unapplied),
-        overdue_amount: Number(i.overdue_amount),
-        open_invoice_count: i.open_count,
-        overdue_invoice_count: i.overdue_count,
-        average_days_to_pay: p.average_days === null ? null : Number(p.average_days),
-        last_payment: p.last_id ? { id: p.last_id, amount: Number(p.last_amount), payment_date: p.last_date } : null,
+        unapplied_payments: Number(row.unapplied),
+        overdue_amount: Number(row.live_overdue_amount),
+        open_invoice_count: row.open_count,
+        overdue_invoice_count: row.overdue_count,
+        average_days_to_pay: row.average_days === null ? null : Number(row.average_days),
+        last_payment: row.last_payment_id ? { id: row.last_payment_id, amount: Number(row.last_payment_amount), payment_date: row.last_payment_date } : null,
       },
     };
   });

@@ -92,33 +92,22 @@ module.exports.sql = {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, 1, $17, $18)`,
 
   // CustomerReadModel.get
-  customerDetail: `SELECT ${CUSTOMER_SELECT}, '' AS _keyset_value FROM customers c WHERE c.tenant_id = $1 AND c.id = $2`,
-  customerAging: `SELECT i.customer_id, ${aging('i.due_date', 'i.total - i.amount_paid', '$3')}
-         FROM invoices i
-        WHERE i.tenant_id = $1 AND i.customer_id = ANY($2::text[]) AND ${OPEN_INVOICE_SQL}
-        GROUP BY i.customer_id`,
-  customerInvoiceFigures: `SELECT COALESCE(SUM(i.total) FILTER (WHERE i.finalized_at IS NOT NULL AND i.status <> 'void'), 0)::text AS total_invoiced,
-                COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL})::int AS open_count,
-                COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date)::int AS overdue_count,
-                COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date), 0)::text AS overdue_amount
-           FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2`,
-  // PaymentFiguresReader.forCustomer
-  customerPaymentFigures: `WITH p AS (SELECT id, amount, amount_applied, payment_date FROM payments WHERE tenant_id = $1 AND customer_id = $2),
-            last AS (SELECT id, amount, payment_date FROM p ORDER BY payment_date DESC, id DESC LIMIT 1),
-            paid AS (
-              SELECT COALESCE((SELECT MAX(pp.payment_date)
-                                 FROM payment_applications a
-                                 JOIN payments pp ON pp.tenant_id = a.tenant_id AND pp.id = a.payment_id
-                                WHERE a.tenant_id = i.tenant_id AND a.invoice_id = i.id AND a.reversed_at IS NULL),
-                              (i.paid_at AT TIME ZONE 'UTC')::date) - i.issue_date AS days
-                FROM invoices i
-               WHERE i.tenant_id = $1 AND i.customer_id = $2 AND i.status = 'paid')
-       SELECT (SELECT COALESCE(SUM(amount), 0) FROM p)::text AS total_paid,
-              (SELECT COALESCE(SUM(amount - amount_applied), 0) FROM p)::text AS unapplied,
-              (SELECT id FROM last) AS last_id,
-              (SELECT amount FROM last)::text AS last_amount,
-              (SELECT payment_date FROM last)::text AS last_date,
-              (SELECT ROUND(AVG(days), 1) FROM paid)::text AS average_days`,
+  customerDetail: `SELECT ${CUSTOMER_SELECT}, '' AS _keyset_value,
+              c.total_invoiced::text, c.total_paid::text,
+              ROUND(c.paid_days_sum::numeric / NULLIF(c.paid_invoice_count, 0), 1)::text AS average_days,
+              c.last_payment_id, lp.amount::text AS last_payment_amount, c.last_payment_date::text,
+              (SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
+                WHERE p.tenant_id = $1 AND p.customer_id = $2 AND p.status <> 'applied')::text AS unapplied,
+              o.*
+         FROM customers c
+         LEFT JOIN payments lp ON lp.tenant_id = c.tenant_id AND lp.id = c.last_payment_id
+        CROSS JOIN LATERAL (
+              SELECT COUNT(*)::int AS open_count,
+                     COUNT(*) FILTER (WHERE i.due_date < $4::date)::int AS overdue_count,
+                     COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE i.due_date < $4::date), 0)::text AS live_overdue_amount,
+                     ${aging('i.due_date', 'i.total - i.amount_paid', '$3')}
+                FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}) o
+        WHERE c.tenant_id = $1 AND c.id = $2`,
 
   // StatementReadModel.get
   statementCustomer: `SELECT c.id, c.name, c.email, c.external_id, c.billing_address, c.currency, t.name AS tenant_name

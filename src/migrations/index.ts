@@ -2,6 +2,7 @@ import { Foundation1763800000000 } from './1763800000000-foundation';
 import { CustomersInvoicing1763800100000 } from './1763800100000-customers-invoicing';
 import { Payments1763800200000 } from './1763800200000-payments';
 import { Webhooks1763800300000 } from './1763800300000-webhooks';
+import { CustomerSummary1763800400000 } from './1763800400000-customer-summary';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
-export const MIGRATIONS = [Foundation1763800000000, CustomersInvoicing1763800100000, Payments1763800200000, Webhooks1763800300000];
+export const MIGRATIONS = [Foundation1763800000000, CustomersInvoicing1763800100000, Payments1763800200000, Webhooks1763800300000, CustomerSummary1763800400000];

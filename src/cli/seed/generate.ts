@@ -65,6 +65,7 @@ export interface InvoiceRow {
   metadata: Record<string, unknown>;
   finalizedAt: Date | null;
   paidAt: Date | null;
+  paidOn: string | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -367,6 +368,7 @@ export class TenantGenerator {
         metadata: r.chance(0.2) ? { project: `P-${r.int(100, 999)}` } : {},
         finalizedAt: created,
         paidAt: null,
+        paidOn: null,
         version: 1,
         createdAt: created,
         updatedAt: created,
@@ -518,7 +520,10 @@ export class TenantGenerator {
         payment.applications.push({ id: this.ids.make('app', appliedMs), paymentId, invoiceId: invoice.id, invoiceNumber: invoice.number, amount, source: manual ? 'manual' : 'auto', appliedAt: new Date(appliedMs) });
         invoice.amountPaid += amount;
         invoice.status = invoice.amountPaid === invoice.total ? 'paid' : 'partially_paid';
-        if (invoice.status === 'paid') invoice.paidAt = new Date(appliedMs);
+        if (invoice.status === 'paid') {
+          invoice.paidAt = new Date(appliedMs);
+          invoice.paidOn = payment.paymentDate;
+        }
         this.touch(invoice, appliedMs);
       }
       payments.push(payment);

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { copyRow, CopyWriter } from './copy';
 import { CustomerRow, InvoiceRow, LedgerRow, PaymentRow, TenantGenerator } from './generate';
+import { customerSummaryRefreshSql } from '../../migrations/1763800400000-customer-summary';
 import { ProgressBar } from './progress';
 import { Random } from './random';
 import { SeedOptions } from './seed-args';
@@ -19,7 +20,7 @@ export interface SeedReport {
 }
 
 const CUSTOMER_COLUMNS = ['tenant_id', 'id', 'name', 'email', 'external_id', 'phone', 'billing_address', 'currency', 'payment_terms_days', 'credit_limit', 'credit_hold', 'metadata', 'version', 'created_at', 'updated_at'];
-const INVOICE_COLUMNS = ['tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo', 'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason', 'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'version', 'created_at', 'updated_at'];
+const INVOICE_COLUMNS = ['tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo', 'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason', 'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'paid_on', 'version', 'created_at', 'updated_at'];
 const PAYMENT_COLUMNS = ['tenant_id', 'id', 'customer_id', 'amount', 'amount_applied', 'currency', 'payment_date', 'method', 'reference', 'remittance', 'status', 'auto_match', 'match_status', 'match_rule', 'match_suggestions', 'metadata', 'version', 'created_at', 'updated_at'];
 const APPLICATION_COLUMNS = ['tenant_id', 'id', 'payment_id', 'invoice_id', 'amount', 'source', 'applied_at', 'reversed_at'];
 const LEDGER_COLUMNS = ['tenant_id', 'id', 'customer_id', 'entry_date', 'type', 'source_type', 'source_id', 'reference', 'description', 'debit', 'credit', 'created_at'];
@@ -222,6 +223,8 @@ async function finishTenant(client: Client, tenantId: string, invoiceCount: numb
             IS DISTINCT FROM (f.overdue_amount, f.overdue_count::int, f.refresh_on)`,
     [tenantId, today],
   );
+  // ar_summary's history figures (total invoiced and paid, days to pay, last payment), as the migration computes them.
+  await client.query(customerSummaryRefreshSql('$1'), [tenantId]);
   // The overdue scan (webhooks) notices each invoice once per due date it passes; a service
   // running through this history would have noticed every invoice overdue today already.
   const [{ notices }] = (await client.query(`SELECT to_regclass('invoice_overdue_notices') IS NOT NULL AS notices`)).rows;
@@ -301,7 +304,7 @@ function invoiceLine(tenantId: string, i: InvoiceRow): string {
     tenantId, i.id, i.number, i.customerId, i.status, i.currency, i.issueDate, i.dueDate, i.poNumber, i.memo, i.lineItems,
     i.subtotal, i.discountTotal, i.taxTotal, i.total, i.amountPaid,
     d?.status ?? null, d?.reason ?? null, d?.amount ?? null, d?.openedAt ?? null, d?.resolvedAt ?? null,
-    i.metadata, i.finalizedAt, i.paidAt, i.version, i.createdAt, i.updatedAt,
+    i.metadata, i.finalizedAt, i.paidAt, i.paidOn, i.version, i.createdAt, i.updatedAt,
   ]);
 }
 

@@ -11,7 +11,6 @@ import { StatementReadModel } from './infrastructure/statement-read-model';
 import { CustomerRepository } from './domain/customer.repository';
 import { CustomerReadModel } from './infrastructure/customer-read-model';
 import { LedgerWriter } from './infrastructure/ledger.writer';
-import { PaymentFiguresReader } from './infrastructure/payment-figures.reader';
 import { ReceivablesProjection } from './infrastructure/receivables.projection';
 import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.repository';
 
@@ -21,7 +20,6 @@ import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.rep
     { provide: CustomerRepository, useClass: TypeormCustomerRepository },
     LedgerWriter,
     ReceivablesProjection,
-    PaymentFiguresReader,
     CustomerReadModel,
     CreateCustomerHandler,
     UpdateCustomerHandler,

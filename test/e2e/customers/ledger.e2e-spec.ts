@@ -98,6 +98,61 @@ describe('receivables ledger and balance (contract §6, §9)', () => {
     expect(summary).toMatchObject({ average_days_to_pay: 12.5, open_invoice_count: 0, balance: 0, unapplied_payments: 0 }); // (10 + 15) / 2
   });
 
+  it('keeps the ar_summary history figures equal to a recount of invoices and payments through reversals, re-matches, voids and parallel payments', async () => {
+    const c = (await app.post('/api/v1/customers', CustomerMother.request(), t.token)).body;
+    const x = await invoice(c.id, 1000, { issue_date: '2026-06-01' });
+    const y = await invoice(c.id, 2000, { issue_date: '2026-06-10' });
+    const z = await invoice(c.id, 3000, { issue_date: '2026-06-12' });
+    const pay = async (amount: number, date: string, invoiceId?: string) => {
+      const p = await app.post('/api/v1/payments', { customer_id: c.id, amount, payment_date: date, auto_match: 'none' }, t.token);
+      expect(p.status).toBe(201);
+      if (invoiceId) expect((await app.post(`/api/v1/payments/${p.body.id}/match`, { applications: [{ invoice_id: invoiceId }] }, t.token)).status).toBe(200);
+      return (await app.get(`/api/v1/payments/${p.body.id}`, t.token)).body;
+    };
+    await pay(1000, '2026-06-11', x.id); // x paid after 10 days
+    const wrong = await pay(2000, '2026-06-30', y.id); // y paid after 20 days ... then taken back
+    expect((await app.delete(`/api/v1/payments/${wrong.id}/applications/${wrong.applications[0].id}`, t.token)).status).toBe(200);
+    let summary = (await app.get(`/api/v1/customers/${c.id}`, t.token)).body.ar_summary;
+    expect(summary).toMatchObject({ average_days_to_pay: 10, total_paid: 3000, unapplied_payments: 2000, total_invoiced: 6000 });
+    expect(summary.last_payment).toEqual({ id: wrong.id, amount: 2000, payment_date: '2026-06-30' });
+
+    // y paid again by a payment dated earlier (not the last payment): 5 days; z voided.
+    await pay(2000, '2026-06-15', y.id);
+    await patch(z.id, { status: 'void' });
+    // Parallel payments on two new invoices, matched automatically by reference.
+    const u = await invoice(c.id, 500, { issue_date: '2026-06-20', number: 'PAR-1' });
+    const w = await invoice(c.id, 700, { issue_date: '2026-06-21', number: 'PAR-2' });
+    const parallel = await Promise.all([
+      app.post('/api/v1/payments', { customer_id: c.id, amount: 500, payment_date: '2026-06-28', reference: 'PAR-1' }, t.token),
+      app.post('/api/v1/payments', { customer_id: c.id, amount: 700, payment_date: '2026-06-29', reference: 'PAR-2' }, t.token),
+    ]);
+    for (const r of parallel) expect(r.body.applications).toHaveLength(1);
+    for (const inv of [u, w]) expect((await app.get(`/api/v1/invoices/${inv.id}`, t.token)).body.status).toBe('paid');
+    summary = (await app.get(`/api/v1/customers/${c.id}`, t.token)).body.ar_summary;
+    expect(summary).toMatchObject({
+      total_invoiced: 1000 + 2000 + 500 + 700, // z void
+      total_paid: 1000 + 2000 + 2000 + 500 + 700,
+      unapplied_payments: 2000,
+      average_days_to_pay: 7.8, // x 10, y 5 (the re-match counts), u and w 8: 31 / 4 = 7.75, one decimal
+      last_payment: { id: wrong.id, amount: 2000, payment_date: '2026-06-30' },
+    });
+
+    // What the triggers keep equals a recount from the rows themselves.
+    const [stored] = await app.query(
+      `SELECT total_invoiced::int, paid_invoice_count, paid_days_sum::int, total_paid::int, last_payment_id FROM customers WHERE tenant_id = $1 AND id = $2`,
+      [t.tenant_id, c.id],
+    );
+    const [recount] = await app.query(
+      `SELECT (SELECT SUM(total) FILTER (WHERE finalized_at IS NOT NULL AND status <> 'void') FROM invoices WHERE tenant_id = $1 AND customer_id = $2)::int AS total_invoiced,
+              (SELECT COUNT(*) FILTER (WHERE status = 'paid') FROM invoices WHERE tenant_id = $1 AND customer_id = $2)::int AS paid_invoice_count,
+              (SELECT SUM(paid_on - issue_date) FILTER (WHERE status = 'paid') FROM invoices WHERE tenant_id = $1 AND customer_id = $2)::int AS paid_days_sum,
+              (SELECT SUM(amount) FROM payments WHERE tenant_id = $1 AND customer_id = $2)::int AS total_paid,
+              (SELECT id FROM payments WHERE tenant_id = $1 AND customer_id = $2 ORDER BY payment_date DESC, id DESC LIMIT 1) AS last_payment_id`,
+      [t.tenant_id, c.id],
+    );
+    expect(stored).toEqual(recount);
+  });
+
   it('changes nothing, ledger included, when a change is refused', async () => {
     const c = (await app.post('/api/v1/customers', CustomerMother.request(), t.token)).body;
     const inv = await invoice(c.id, 1000);

@@ -34,8 +34,8 @@ export const InvoiceMother = {
    */
   inStatus(status: InvoiceStatus): Invoice {
     const invoice = InvoiceMother.create({ status: status === 'draft' ? 'draft' : 'open' });
-    if (status === 'partially_paid') invoice.applyPayment(Money.of(4000, 'usd'), 'pay_1', 'app_1', NOW);
-    if (status === 'paid') invoice.applyPayment(Money.of(10000, 'usd'), 'pay_1', 'app_1', NOW);
+    if (status === 'partially_paid') invoice.applyPayment(Money.of(4000, 'usd'), 'pay_1', 'app_1', NOW, '2026-03-01');
+    if (status === 'paid') invoice.applyPayment(Money.of(10000, 'usd'), 'pay_1', 'app_1', NOW, '2026-03-01');
     if (status === 'void') invoice.update({ status: 'void' }, NOW);
     if (status === 'uncollectible') invoice.update({ status: 'uncollectible' }, NOW);
     return InvoiceMother.persisted(invoice);

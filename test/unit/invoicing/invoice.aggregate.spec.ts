@@ -225,9 +225,9 @@ describe('Disputes', () => {
 describe('Payment applications (the API payments uses)', () => {
   it('moves open → partially_paid → paid, recording invoice.updated and then invoice.paid', () => {
     const invoice = InvoiceMother.inStatus('open');
-    invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER);
+    invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER, '2026-03-05');
     expect([invoice.status, invoice.amountPaid.amount, invoice.amountDue.amount]).toEqual(['partially_paid', 2500, 7500]);
-    invoice.applyPayment(usd(7500), 'pay_2', 'app_2', LATER);
+    invoice.applyPayment(usd(7500), 'pay_2', 'app_2', LATER, '2026-03-05');
     expect([invoice.status, invoice.amountDue.amount]).toEqual(['paid', 0]);
     const events = invoice.pullEvents();
     expect(events.map((e) => e.type)).toEqual(['invoice.updated', 'invoice.updated', 'invoice.paid']);
@@ -235,12 +235,28 @@ describe('Payment applications (the API payments uses)', () => {
     expect(invoice.version).toBe(2); // one save, one version
   });
 
+  it('is paid on the date of the payment that settles it, and no longer once an application is reversed', () => {
+    const invoice = InvoiceMother.inStatus('open');
+    invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER, '2026-03-02');
+    expect(invoice.toSnapshot().paidOn).toBeNull();
+    invoice.applyPayment(usd(7500), 'pay_2', 'app_2', LATER, '2026-03-04'); // recorded on the 20th, received on the 4th
+    expect(invoice.toSnapshot()).toMatchObject({ status: 'paid', paidOn: '2026-03-04', paidAt: LATER });
+    invoice.reverseApplication(usd(7500), 'pay_2', 'app_2', LATER);
+    expect(invoice.toSnapshot()).toMatchObject({ status: 'partially_paid', paidOn: null, paidAt: null });
+  });
+
+  it('is paid as of the day its lines change to what was already paid', () => {
+    const invoice = InvoiceMother.inStatus('partially_paid'); // 4000 of 10000 paid
+    invoice.update({ line_items: [{ description: 'Reduced', quantity: '1', unit_amount: 4000 }] }, LATER);
+    expect(invoice.toSnapshot()).toMatchObject({ status: 'paid', paidOn: '2026-03-20', paidAt: LATER });
+  });
+
   it('never takes more than is due, another currency, or money in another status', () => {
-    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(10001), 'p', 'a', LATER)).toThrow(ConflictError);
-    expect(() => InvoiceMother.inStatus('open').applyPayment(Money.of(1, 'eur'), 'p', 'a', LATER)).toThrow(ConflictError);
-    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(0), 'p', 'a', LATER)).toThrow(ValidationError);
+    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(10001), 'p', 'a', LATER, '2026-03-05')).toThrow(ConflictError);
+    expect(() => InvoiceMother.inStatus('open').applyPayment(Money.of(1, 'eur'), 'p', 'a', LATER, '2026-03-05')).toThrow(ConflictError);
+    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(0), 'p', 'a', LATER, '2026-03-05')).toThrow(ValidationError);
     for (const status of ['draft', 'paid', 'void', 'uncollectible'] as const) {
-      expect(() => InvoiceMother.inStatus(status).applyPayment(usd(1), 'p', 'a', LATER)).toThrow(InvalidStateError);
+      expect(() => InvoiceMother.inStatus(status).applyPayment(usd(1), 'p', 'a', LATER, '2026-03-05')).toThrow(InvalidStateError);
     }
   });
 

@@ -11,7 +11,6 @@ import { BillingAddress } from '../domain/customer.aggregate';
 import { agingFromRow, agingSelectList, OPEN_INVOICE_SQL } from './aging.sql';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { CustomerRow as StoredCustomerRow } from './customer.mapper';
-import { PaymentFiguresReader } from './payment-figures.reader';
 import { ReceivablesProjection } from './receivables.projection';
 
 export interface CustomerView {
@@ -81,6 +80,21 @@ const CREDIT_STATUS_SQL: Record<CreditStatus, string> = {
 /** A customers row as the list and detail queries select it (bigints as strings). */
 type CustomerRow = Omit<StoredCustomerRow, 'tenant_id' | 'version'> & { balance: string; overdue_amount: string; _keyset_value: string };
 
+/** The detail query's row: the customer, its ar_summary figures and its open invoices' aging. */
+type CustomerDetailRow = CustomerRow &
+  Record<string, string | number | null> & {
+    total_invoiced: string;
+    total_paid: string;
+    average_days: string | null;
+    last_payment_id: string | null;
+    last_payment_amount: string | null;
+    last_payment_date: string | null;
+    unapplied: string;
+    open_count: number;
+    overdue_count: number;
+    live_overdue_amount: string;
+  };
+
 const SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address, c.currency, c.payment_terms_days,
        c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.overdue_amount::text, c.created_at, c.updated_at`;
 
@@ -99,7 +113,6 @@ export class CustomerReadModel {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly projection: ReceivablesProjection,
-    private readonly payments: PaymentFiguresReader,
   ) {}
 
   async list(tenantId: string, raw: CustomerListFilters): Promise<Page<CustomerView>> {
@@ -145,39 +158,44 @@ export class CustomerReadModel {
   async get(tenantId: string, id: string, rawAsOf?: string): Promise<CustomerDetailView> {
     const asOf = this.asOf(rawAsOf);
     if (!isValidId(id, 'cus')) throw new NotFoundError('Customer', id);
-    const [row] = await this.uow.query<CustomerRow>(`SELECT ${SELECT}, '' AS _keyset_value FROM customers c WHERE c.tenant_id = $1 AND c.id = $2`, [
-      tenantId,
-      id,
-    ]);
+    // One statement whatever the customer's size: the history figures are kept on the row
+    // (migration 1763800400000), the rest reads only open invoices and unapplied payments.
+    const [row] = await this.uow.query<CustomerDetailRow>(
+      `SELECT ${SELECT}, '' AS _keyset_value,
+              c.total_invoiced::text, c.total_paid::text,
+              ROUND(c.paid_days_sum::numeric / NULLIF(c.paid_invoice_count, 0), 1)::text AS average_days,
+              c.last_payment_id, lp.amount::text AS last_payment_amount, c.last_payment_date::text,
+              (SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
+                WHERE p.tenant_id = $1 AND p.customer_id = $2 AND p.status <> 'applied')::text AS unapplied,
+              o.*
+         FROM customers c
+         LEFT JOIN payments lp ON lp.tenant_id = c.tenant_id AND lp.id = c.last_payment_id
+        CROSS JOIN LATERAL (
+              SELECT COUNT(*)::int AS open_count,
+                     COUNT(*) FILTER (WHERE i.due_date < $4::date)::int AS overdue_count,
+                     COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE i.due_date < $4::date), 0)::text AS live_overdue_amount,
+                     ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
+                FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}) o
+        WHERE c.tenant_id = $1 AND c.id = $2`,
+      [tenantId, id, asOf, this.clock.today()],
+    );
     if (!row) throw new NotFoundError('Customer', id);
-    const today = this.clock.today();
-    const [agings, [inv], payments] = await this.uow.all([
-      () => this.agings(tenantId, [id], asOf),
-      () => this.uow.query<{ total_invoiced: string; open_count: number; overdue_count: number; overdue_amount: string }>(
-        `SELECT COALESCE(SUM(i.total) FILTER (WHERE i.finalized_at IS NOT NULL AND i.status <> 'void'), 0)::text AS total_invoiced,
-                COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL})::int AS open_count,
-                COUNT(*) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date)::int AS overdue_count,
-                COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE ${OPEN_INVOICE_SQL} AND i.due_date < $3::date), 0)::text AS overdue_amount
-           FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2`,
-        [tenantId, id, today],
-      ),
-      () => this.payments.forCustomer(tenantId, id),
-    ]);
-    // Computed live as of today, so the detail is exact even before a stale row is refreshed.
-    const overdueAmount = toSafeNumber(inv.overdue_amount);
-    const view = this.present({ ...row, overdue_amount: inv.overdue_amount }, agings.get(id) ?? emptyAging());
+    // Overdue computed live as of today, so the detail is exact even before a stale row is refreshed.
+    const view = this.present({ ...row, overdue_amount: row.live_overdue_amount }, agingFromRow(row));
     return {
       ...view,
       ar_summary: {
-        total_invoiced: toSafeNumber(inv.total_invoiced),
-        total_paid: payments.totalPaid,
+        total_invoiced: toSafeNumber(row.total_invoiced),
+        total_paid: toSafeNumber(row.total_paid),
         balance: view.balance,
-        unapplied_payments: payments.unappliedPayments,
-        overdue_amount: overdueAmount,
-        open_invoice_count: inv.open_count,
-        overdue_invoice_count: inv.overdue_count,
-        average_days_to_pay: payments.averageDaysToPay,
-        last_payment: payments.lastPayment,
+        unapplied_payments: toSafeNumber(row.unapplied),
+        overdue_amount: view.overdue_amount,
+        open_invoice_count: row.open_count,
+        overdue_invoice_count: row.overdue_count,
+        average_days_to_pay: row.average_days === null ? null : Number(row.average_days),
+        last_payment: row.last_payment_id
+          ? { id: row.last_payment_id, amount: toSafeNumber(row.last_payment_amount), payment_date: row.last_payment_date! }
+          : null,
       },
     };
   }

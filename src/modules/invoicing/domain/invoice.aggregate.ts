@@ -182,6 +182,7 @@ export class Invoice extends AggregateRoot {
         metadata: { ...(p.metadata ?? {}) },
         finalizedAt: status === 'open' ? p.now : null,
         paidAt: null,
+        paidOn: null,
         version: 1,
         createdAt: p.now,
         updatedAt: p.now,
@@ -281,6 +282,10 @@ export class Invoice extends AggregateRoot {
     if (patch.line_items !== undefined) this.replaceLines(next, patch.line_items, now, movements, events);
     if (patch.dispute !== undefined) this.changeDispute(next, patch.dispute, now, events);
     if (patch.status !== undefined) this.transition(next, patch.status, now, today, movements, events);
+    // Paid by a change of lines (the new total is what was already paid): paid as of today.
+    const stillPaid = next.status === 'paid' && this.s.status === 'paid';
+    next.paidAt = next.status !== 'paid' ? null : stillPaid ? this.s.paidAt : now;
+    next.paidOn = next.status !== 'paid' ? null : stillPaid ? this.s.paidOn : today;
 
     const previous = changedAttributes(presentInvoice(this.s, today), presentInvoice(next, today));
     if (Object.keys(previous).length === 0) return;
@@ -295,7 +300,7 @@ export class Invoice extends AggregateRoot {
    * Applies part of a payment (the payments module keeps the application itself).
    * Only open and partially paid invoices take money, never more than is due.
    */
-  applyPayment(amount: Money, paymentId: string, applicationId: string, at: Date): void {
+  applyPayment(amount: Money, paymentId: string, applicationId: string, at: Date, paymentDate: string): void {
     if (!OPEN_STATUSES.includes(this.s.status)) {
       throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; only open or partially paid invoices take payments.`);
     }
@@ -304,7 +309,7 @@ export class Invoice extends AggregateRoot {
     if (amount.amount > due) {
       throw new ConflictError(`${amount.amount} exceeds the ${due} due on invoice ${this.s.number}.`);
     }
-    this.changeAmountPaid(this.s.amountPaid + amount.amount, at);
+    this.changeAmountPaid(this.s.amountPaid + amount.amount, at, paymentDate);
   }
 
   /** Takes back an application (payment reversed or re-matched): paid/partially paid → partially paid/open. */
@@ -316,7 +321,7 @@ export class Invoice extends AggregateRoot {
     if (amount.amount > this.s.amountPaid) {
       throw new ConflictError(`${amount.amount} exceeds the ${this.s.amountPaid} paid on invoice ${this.s.number}.`);
     }
-    this.changeAmountPaid(this.s.amountPaid - amount.amount, at);
+    this.changeAmountPaid(this.s.amountPaid - amount.amount, at, toDateString(at));
   }
 
   // ---- internals ----
@@ -328,12 +333,14 @@ export class Invoice extends AggregateRoot {
     if (!amount.isPositive()) throw ValidationError.field('amount', 'amount must be greater than 0');
   }
 
-  private changeAmountPaid(amountPaid: number, at: Date): void {
+  /** `paidOn`: the date the money arrived, kept as the date paid if this change settles the invoice. */
+  private changeAmountPaid(amountPaid: number, at: Date, paidOn: string): void {
     const today = toDateString(at);
     const before = presentInvoice(this.s, today);
     this.s.amountPaid = amountPaid;
     this.s.status = statusFromPayments(this.s);
     this.s.paidAt = this.s.status === 'paid' ? at : null;
+    this.s.paidOn = this.s.status === 'paid' ? paidOn : null;
     this.touch(at);
     this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, presentInvoice(this.s, today)));
     if (this.s.status === 'paid') this.recordEvent(InvoiceEvents.paid, at);
@@ -360,10 +367,7 @@ export class Invoice extends AggregateRoot {
     });
     if (next.amountPaid > 0) {
       const status = statusFromPayments(next);
-      if (status === 'paid' && next.status !== 'paid') {
-        next.paidAt = now;
-        events.push(InvoiceEvents.paid);
-      }
+      if (status === 'paid' && next.status !== 'paid') events.push(InvoiceEvents.paid);
       next.status = status;
     }
   }

@@ -43,6 +43,8 @@ export interface InvoiceSnapshot {
   metadata: Record<string, unknown>;
   finalizedAt: Date | null;
   paidAt: Date | null;
+  /** The date paid (YYYY-MM-DD) while status is paid: the payment date of the application that settled it. */
+  paidOn: string | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;

@@ -32,6 +32,7 @@ export interface InvoiceRow {
   metadata: Record<string, unknown>;
   finalized_at: Date | null;
   paid_at: Date | null;
+  paid_on: string | null;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -42,7 +43,7 @@ export const INVOICE_SELECT = `i.tenant_id, i.id, i.number, i.customer_id, c.nam
        i.status, i.currency, i.issue_date::text AS issue_date, i.due_date::text AS due_date, i.po_number, i.memo, i.line_items,
        i.subtotal::text AS subtotal, i.discount_total::text AS discount_total, i.tax_total::text AS tax_total, i.total::text AS total,
        i.amount_paid::text AS amount_paid, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
-       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.finalized_at, i.paid_at, i.version, i.created_at, i.updated_at`;
+       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.finalized_at, i.paid_at, i.paid_on::text AS paid_on, i.version, i.created_at, i.updated_at`;
 
 export const INVOICE_FROM = `invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id`;
 
@@ -50,7 +51,7 @@ export const INVOICE_FROM = `invoices i JOIN customers c ON c.tenant_id = i.tena
 export const INVOICE_COLUMNS = [
   'tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo',
   'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason',
-  'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'version',
+  'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'paid_on', 'version',
   'created_at', 'updated_at',
 ] as const;
 
@@ -86,6 +87,7 @@ export const InvoiceMapper = {
       metadata: row.metadata ?? {},
       finalizedAt: row.finalized_at,
       paidAt: row.paid_at,
+      paidOn: row.paid_on,
       version: row.version,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
@@ -102,7 +104,7 @@ export const InvoiceMapper = {
       s.tenantId, s.id, s.number, s.customerId, s.status, s.currency, s.issueDate, s.dueDate, s.poNumber, s.memo,
       JSON.stringify(s.lineItems), s.subtotal, s.discountTotal, s.taxTotal, s.total, s.amountPaid,
       s.dispute?.status ?? null, s.dispute?.reason ?? null, s.dispute?.amount ?? null, s.dispute?.openedAt ?? null,
-      s.dispute?.resolvedAt ?? null, JSON.stringify(s.metadata), s.finalizedAt, s.paidAt, s.version, s.createdAt, s.updatedAt,
+      s.dispute?.resolvedAt ?? null, JSON.stringify(s.metadata), s.finalizedAt, s.paidAt, s.paidOn, s.version, s.createdAt, s.updatedAt,
     ];
   },
 };

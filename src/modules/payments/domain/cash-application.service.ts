@@ -22,7 +22,7 @@ export interface PayableInvoice {
   readonly currency: string;
   readonly status: string;
   readonly amountDue: Money;
-  applyPayment(amount: Money, paymentId: string, applicationId: string, at: Date): void;
+  applyPayment(amount: Money, paymentId: string, applicationId: string, at: Date, paymentDate: string): void;
   reverseApplication(amount: Money, paymentId: string, applicationId: string, at: Date): void;
 }
 
@@ -71,7 +71,7 @@ export class CashApplication {
       at,
       customerId ?? undefined,
     );
-    for (const p of planned) p.invoice.applyPayment(Money.of(p.amount, payment.currency), payment.id, p.applicationId, at);
+    for (const p of planned) p.invoice.applyPayment(Money.of(p.amount, payment.currency), payment.id, p.applicationId, at, payment.paymentDate);
     return { applications, identifiedCustomer };
   }
 
