@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Pool } from 'pg';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { DomainEvent } from '../../domain/aggregate-root';
 import { OutboxWriter } from '../outbox/outbox.writer';
 
@@ -22,6 +22,31 @@ const PLAIN_SELECT = /^\s*select\b/i;
 const NOT_PLAIN = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\b(insert|update|delete)\b|\bnextval\s*\(|\bpg_advisory|\bset_config\s*\(/i;
 /** Distinct statement texts prepared per connection, at most (list queries vary with their filters). */
 const MAX_PREPARED = 500;
+
+/**
+ * Every transaction's isolation level, set by its first statement. TypeORM's
+ * `startTransaction(level)` sends START TRANSACTION and SET TRANSACTION ISOLATION LEVEL as two
+ * round trips while the transaction holds its pooled connection; this is one.
+ */
+export const BEGIN_TRANSACTION = 'START TRANSACTION ISOLATION LEVEL READ COMMITTED';
+
+/**
+ * Starts the runner's transaction with BEGIN_TRANSACTION. TypeORM keeps the transaction's
+ * state (active, depth) and its subscribers' events; only the text of its one START
+ * TRANSACTION statement is replaced, and no level is passed, so no SET statement follows.
+ */
+export async function beginTransaction(runner: QueryRunner): Promise<void> {
+  const own = Object.prototype.hasOwnProperty.call(runner, 'query');
+  const query = runner.query;
+  runner.query = ((sql: string, ...rest: unknown[]) =>
+    (query as (...args: unknown[]) => Promise<unknown>).call(runner, sql === 'START TRANSACTION' ? BEGIN_TRANSACTION : sql, ...rest)) as QueryRunner['query'];
+  try {
+    await runner.startTransaction();
+  } finally {
+    if (own) runner.query = query;
+    else delete (runner as { query?: unknown }).query;
+  }
+}
 
 /**
  * One transaction per command. `run()` opens it (or joins the one already open in this
@@ -98,7 +123,7 @@ export class UnitOfWork {
     for (let attempt = 1; ; attempt++) {
       const runner = this.dataSource.createQueryRunner();
       await runner.connect();
-      await runner.startTransaction('READ COMMITTED');
+      await beginTransaction(runner);
       try {
         const result = await this.storage.run({ manager: runner.manager, depth: 0 }, work);
         await runner.commitTransaction();
