@@ -12,6 +12,8 @@ export type TransactionalEventHandler = (event: DomainEvent) => Promise<void>;
 interface TransactionContext {
   manager: EntityManager;
   depth: number;
+  /** Events published in this transaction, in order: written to the outbox in one statement before commit. */
+  outbox: DomainEvent[];
 }
 
 /** PostgreSQL errors worth retrying the whole transaction for. */
@@ -22,7 +24,6 @@ const PLAIN_SELECT = /^\s*select\b/i;
 const NOT_PLAIN = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\b(insert|update|delete)\b|\bnextval\s*\(|\bpg_advisory|\bset_config\s*\(/i;
 /** Distinct statement texts prepared per connection, at most (list queries vary with their filters). */
 const MAX_PREPARED = 500;
-
 /**
  * Every transaction's isolation level, set by its first statement. TypeORM's
  * `startTransaction(level)` sends START TRANSACTION and SET TRANSACTION ISOLATION LEVEL as two
@@ -125,7 +126,9 @@ export class UnitOfWork {
       await runner.connect();
       await beginTransaction(runner);
       try {
-        const result = await this.storage.run({ manager: runner.manager, depth: 0 }, work);
+        const ctx: TransactionContext = { manager: runner.manager, depth: 0, outbox: [] };
+        const result = await this.storage.run(ctx, work);
+        await this.outbox.write(runner.manager, ctx.outbox);
         await runner.commitTransaction();
         return result;
       } catch (error) {
@@ -150,14 +153,17 @@ export class UnitOfWork {
   }
 
   /**
-   * Called by repositories after writing an aggregate: events go to the outbox in the same
-   * transaction, then the in-transaction handlers run (they may save more aggregates).
+   * Called by repositories after writing an aggregate: the in-transaction handlers run now
+   * (they may save more aggregates), and the events go to the outbox in the same transaction.
+   * The outbox rows of a whole transaction are written together, in publication order, as one
+   * statement just before commit (one round trip instead of one per save); they commit or roll
+   * back with the change like before, and nothing reads the outbox inside the transaction.
    */
   async publish(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     const ctx = this.storage.getStore();
     if (!ctx) throw new Error('UnitOfWork.publish() called outside a transaction');
-    await this.outbox.write(ctx.manager, events);
+    ctx.outbox.push(...events);
     if (ctx.depth > 8) throw new Error('in-transaction event handlers recursed too deeply');
     for (const event of events) {
       for (const handler of this.handlers.get(event.type) ?? []) {

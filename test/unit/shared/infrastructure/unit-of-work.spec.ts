@@ -69,4 +69,76 @@ describe('UnitOfWork', () => {
     expect(log).toEqual([BEGIN_TRANSACTION, 'SELECT 1', 'COMMIT']);
     expect(BEGIN_TRANSACTION).toBe('START TRANSACTION ISOLATION LEVEL READ COMMITTED');
   });
+
+  it('writes all events of a transaction to the outbox in one statement, in publication order, just before commit', async () => {
+    const { uow, log, written } = setup();
+    const seen: string[] = [];
+    // An in-transaction handler publishing more events (as auto-matching does on payment.created).
+    uow.subscribe('payment.created', async (e) => {
+      seen.push(e.type);
+      await uow.query('UPDATE invoices');
+      await uow.publish([event('invoice.updated', 'inv_1'), event('invoice.paid', 'inv_1')]);
+      await uow.publish([event('payment.matched')]);
+    });
+    uow.subscribe('invoice.paid', async (e) => void seen.push(e.type));
+    await uow.run(async () => {
+      await uow.query('INSERT INTO payments');
+      await uow.publish([event('payment.created')]);
+      expect(written).toEqual([]); // handlers ran at once; nothing written yet
+      await uow.query('UPDATE customers');
+    });
+    expect(seen).toEqual(['payment.created', 'invoice.paid']);
+    expect(written.map((batch) => batch.map((e) => `${e.type}:${e.aggregateId}`))).toEqual([
+      ['payment.created:pay_1', 'invoice.updated:inv_1', 'invoice.paid:inv_1', 'payment.matched:pay_1'],
+    ]);
+    expect(log).toEqual([
+      BEGIN_TRANSACTION,
+      'INSERT INTO payments',
+      'UPDATE invoices',
+      'UPDATE customers',
+      'OUTBOX payment.created,invoice.updated,invoice.paid,payment.matched',
+      'COMMIT',
+    ]);
+  });
+
+  it('writes nothing to the outbox for a transaction that rolls back', async () => {
+    const { uow, log, written } = setup();
+    await expect(
+      uow.run(async () => {
+        await uow.publish([event('payment.created')]);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(written).toEqual([]);
+    expect(log).toEqual([BEGIN_TRANSACTION, 'ROLLBACK']);
+  });
+
+  it('writes a retried transaction’s events once, from the attempt that commits', async () => {
+    const { uow, written } = setup({ failCommitOnce: { code: '40001' } });
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    let attempt = 0;
+    await uow.run(async () => {
+      attempt++;
+      await uow.publish([event('payment.created', `pay_${attempt}`)]);
+    });
+    expect(attempt).toBe(2);
+    // The first attempt's batch was sent and rolled back with it; the second holds only its own event.
+    expect(written.map((batch) => batch.map((e) => e.aggregateId))).toEqual([['pay_1'], ['pay_2']]);
+  });
+
+  it('a nested run joins the transaction: its events are written with the outer ones, once', async () => {
+    const { uow, written, log } = setup();
+    await uow.run(async () => {
+      await uow.publish([event('invoice.created', 'inv_1')]);
+      await uow.run(async () => uow.publish([event('payment.created')]));
+    });
+    expect(written).toHaveLength(1);
+    expect(written[0].map((e) => e.type)).toEqual(['invoice.created', 'payment.created']);
+    expect(log.filter((s) => s === BEGIN_TRANSACTION)).toHaveLength(1);
+  });
+
+  it('refuses to publish outside a transaction', async () => {
+    const { uow } = setup();
+    await expect(uow.publish([event('payment.created')])).rejects.toThrow(/outside a transaction/);
+  });
 });
