@@ -2,7 +2,10 @@ import { Payment } from './payment.aggregate';
 
 /** Port for payments; the abstract class doubles as the DI token. */
 export abstract class PaymentRepository {
-  /** Locks the payment row (SELECT … FOR UPDATE): the first lock of every cash-application command. */
+  /**
+   * Locks the payment row (SELECT … FOR UPDATE): the first lock of every cash-application command.
+   * A payment this transaction inserted is locked already: the same instance is returned, unread.
+   */
   abstract findByIdForUpdate(tenantId: string, id: string): Promise<Payment | null>;
   abstract insert(payment: Payment): Promise<void>;
   /** Writes changes (with a version check), then publishes the recorded events. */

@@ -6,6 +6,8 @@ import { Payment } from '../domain/payment.aggregate';
 import { PaymentRepository } from '../domain/payment.repository';
 import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow } from './payment.mapper';
 
+const identity = (tenantId: string, id: string) => `payment:${tenantId}:${id}`;
+
 /**
  * Payments in PostgreSQL (plain SQL through the unit of work's transaction).
  * A save writes the row (version-checked), the applications that changed, then publishes the
@@ -23,6 +25,10 @@ export class TypeormPaymentRepository extends PaymentRepository {
   }
 
   async findByIdForUpdate(tenantId: string, id: string): Promise<Payment | null> {
+    // Inserted by this transaction (auto-matching on payment.created): the row is locked already
+    // and the aggregate in hand is what a re-read would restore.
+    const inserted = this.uow.recall<Payment>(identity(tenantId, id));
+    if (inserted) return inserted;
     const [row] = await this.uow.query<PaymentRow>(
       `SELECT ${PAYMENT_COLUMNS} FROM payments p WHERE p.tenant_id = $1 AND p.id = $2 FOR UPDATE`,
       [tenantId, id],
@@ -45,6 +51,7 @@ export class TypeormPaymentRepository extends PaymentRepository {
       ],
     );
     payment.version = 1;
+    this.uow.remember(identity(payment.tenantId, payment.id), payment);
     await this.afterWrite(payment);
   }
 

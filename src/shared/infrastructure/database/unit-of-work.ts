@@ -14,6 +14,8 @@ interface TransactionContext {
   depth: number;
   /** Events published in this transaction, in order: written to the outbox in one statement before commit. */
   outbox: DomainEvent[];
+  /** Aggregates this transaction has written or locked, by `type:tenant:id` (see `remember`). */
+  identities: Map<string, object>;
 }
 
 /** PostgreSQL errors worth retrying the whole transaction for. */
@@ -126,7 +128,7 @@ export class UnitOfWork {
       await runner.connect();
       await beginTransaction(runner);
       try {
-        const ctx: TransactionContext = { manager: runner.manager, depth: 0, outbox: [] };
+        const ctx: TransactionContext = { manager: runner.manager, depth: 0, outbox: [], identities: new Map() };
         const result = await this.storage.run(ctx, work);
         await this.outbox.write(runner.manager, ctx.outbox);
         await runner.commitTransaction();
@@ -143,6 +145,21 @@ export class UnitOfWork {
         await runner.release();
       }
     }
+  }
+
+  /**
+   * Identity map of the current transaction: a repository remembers an aggregate whose row this
+   * transaction holds locked (e.g. one it has just inserted: no other transaction can see or lock
+   * that row before commit), and a later `find…ForUpdate` in the same transaction is answered
+   * with that very instance instead of a round trip. Forgotten with the transaction (commit,
+   * rollback or retry). Outside a transaction nothing is remembered.
+   */
+  remember(key: string, aggregate: object): void {
+    this.storage.getStore()?.identities.set(key, aggregate);
+  }
+
+  recall<T extends object>(key: string): T | undefined {
+    return this.storage.getStore()?.identities.get(key) as T | undefined;
   }
 
   /** Registers a handler that runs inside the transaction that recorded `type`. */

@@ -141,4 +141,17 @@ describe('UnitOfWork', () => {
     const { uow } = setup();
     await expect(uow.publish([event('payment.created')])).rejects.toThrow(/outside a transaction/);
   });
+
+  it('remembers aggregates for the current transaction only', async () => {
+    const { uow } = setup();
+    const payment = { id: 'pay_1' };
+    await uow.run(async () => {
+      uow.remember('payment:ten_1:pay_1', payment);
+      expect(uow.recall('payment:ten_1:pay_1')).toBe(payment);
+      await uow.run(async () => expect(uow.recall('payment:ten_1:pay_1')).toBe(payment));
+    });
+    await uow.run(async () => expect(uow.recall('payment:ten_1:pay_1')).toBeUndefined());
+    uow.remember('payment:ten_1:pay_1', payment);
+    expect(uow.recall('payment:ten_1:pay_1')).toBeUndefined();
+  });
 });

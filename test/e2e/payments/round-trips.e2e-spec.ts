@@ -1,0 +1,95 @@
+import { Client } from 'pg';
+import { FixedClock } from '../../../src/shared/domain/clock';
+import { UnitOfWork } from '../../../src/shared/infrastructure/database/unit-of-work';
+import { TestApp, TestTenant } from '../../support/test-app';
+import { Receivables } from './support';
+
+/**
+ * Database round trips of an auto-matched POST /payments. Its throughput is bounded by how long
+ * its transaction holds a pooled connection (docs/benchmarks.md), so each statement counts: this
+ * records every statement pg clients send while the request runs (background workers are off)
+ * and pins the list, so that a round trip added back shows here.
+ */
+describe('POST /payments: database round trips', () => {
+  let app: TestApp;
+  let tenant: TestTenant;
+  let r: Receivables;
+  const clock = new FixedClock(new Date('2026-03-15T12:00:00Z'));
+  const sent: string[] = [];
+  let spy: jest.SpyInstance;
+
+  beforeAll(async () => {
+    app = await TestApp.start({ clock, env: { WORKERS_ENABLED: 'false' } });
+    tenant = await app.createTenant();
+    r = new Receivables(app, tenant);
+    const original = Client.prototype.query;
+    spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: any[]) {
+      const q = args[0];
+      sent.push(typeof q === 'string' ? q : q?.text);
+      return (original as any).apply(this, args);
+    });
+  });
+  afterAll(async () => {
+    spy.mockRestore();
+    await app.close();
+  });
+
+  /** A statement's first words, enough to tell what it does. */
+  const kind = (sql: string) => {
+    const s = sql.replace(/\s+/g, ' ').trim();
+    const m = /^(WITH \w+ AS \( )?(\(?SELECT .*? FROM \w+|SELECT \w+|INSERT INTO \w+|UPDATE \w+|START TRANSACTION.*|COMMIT)/.exec(s);
+    return (m ? `${m[1] ? 'WITH ' : ''}${m[2]}` : s.slice(0, 40)).replace(/^\(/, '');
+  };
+
+  it('an exact-amount match: the statements of its transaction and the reads for its answer', async () => {
+    const c = await r.customer();
+    const inv = await r.invoice(c.id, 10_000);
+    await r.payment({ customer_id: c.id, amount: 1, auto_match: 'none' }); // warms the client and rate-limit caches
+    sent.length = 0;
+    const res = await r.payment({ customer_id: c.id, amount: 10_000 });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'applied', applications: [{ invoice_id: inv.id, amount: 10_000 }] });
+
+    expect(sent.map(kind)).toEqual([
+      'START TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, version, created_at, updated_at FROM customers',
+      'INSERT INTO payments',
+      'SELECT pg_advisory_xact_lock',
+      'SELECT id, number, customer_id, currency, status, amount_due, to_char(due_date, \'YYYY-MM-DD\') AS due_on, dispute_status IS NOT DISTINCT FROM \'open\' AS disputed FROM invoices',
+      expect.stringMatching(/^SELECT i\.tenant_id, .* FROM invoices$/),
+      'UPDATE invoices',
+      'UPDATE customers',
+      'UPDATE payments',
+      'INSERT INTO payment_applications',
+      'WITH INSERT INTO ledger_entries',
+      'WITH INSERT INTO outbox',
+      'COMMIT',
+      expect.stringMatching(/^SELECT p\.tenant_id, .* FROM payments$/),
+      expect.stringMatching(/^SELECT a\.id, .* FROM payment_applications$/),
+    ]);
+  });
+
+  it('the events of that transaction reach the outbox in the order they happened', async () => {
+    const c = await r.customer();
+    const inv = await r.invoice(c.id, 7_000);
+    const res = await r.payment({ customer_id: c.id, amount: 7_000 });
+    expect(res.body.status).toBe('applied');
+    const rows = await app.query(
+      `SELECT type, aggregate_id FROM outbox WHERE tenant_id = $1 AND aggregate_id = ANY($2::text[]) AND seq >= (
+         SELECT seq FROM outbox WHERE tenant_id = $1 AND aggregate_id = $3 AND type = 'payment.created') ORDER BY seq`,
+      [tenant.tenant_id, [inv.id, res.body.id], res.body.id],
+    );
+    expect(rows.map((row: any) => `${row.type} ${row.aggregate_id === inv.id ? 'invoice' : 'payment'}`)).toEqual([
+      'payment.created payment',
+      'invoice.updated invoice',
+      'invoice.paid invoice',
+      'payment.matched payment',
+    ]);
+  });
+
+  it('transactions run at READ COMMITTED', async () => {
+    const uow = app.app.get(UnitOfWork);
+    const [row] = await uow.run(() => uow.query(`SELECT current_setting('transaction_isolation') AS level`));
+    expect(row.level).toBe('read committed');
+  });
+});
