@@ -37,7 +37,7 @@ describe('POST /payments: database round trips', () => {
   /** A statement's first words, enough to tell what it does. */
   const kind = (sql: string) => {
     const s = sql.replace(/\s+/g, ' ').trim();
-    const m = /^(WITH \w+ AS \( )?(\(?SELECT .*? FROM \w+|SELECT \w+|INSERT INTO \w+|UPDATE \w+|START TRANSACTION.*|COMMIT)/.exec(s);
+    const m = /^(WITH \w+ AS \( ?)?(\(?SELECT .*? FROM \w+|SELECT \w+|INSERT INTO \w+|UPDATE \w+|START TRANSACTION.*|COMMIT)/.exec(s);
     return (m ? `${m[1] ? 'WITH ' : ''}${m[2]}` : s.slice(0, 40)).replace(/^\(/, '');
   };
 
@@ -59,8 +59,7 @@ describe('POST /payments: database round trips', () => {
       expect.stringMatching(/^SELECT i\.tenant_id, .* FROM invoices$/),
       'UPDATE invoices',
       'UPDATE customers',
-      'UPDATE payments',
-      'INSERT INTO payment_applications',
+      'WITH UPDATE payments', // and its new applications
       'WITH INSERT INTO ledger_entries',
       'WITH INSERT INTO outbox',
       'COMMIT',

@@ -3,10 +3,28 @@ import { ConflictError } from '../../../shared/domain/domain-error';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { LedgerWriter } from '../../customers';
 import { Payment } from '../domain/payment.aggregate';
+import { PaymentApplication } from '../domain/payment-application.entity';
 import { PaymentRepository } from '../domain/payment.repository';
 import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow } from './payment.mapper';
 
 const identity = (tenantId: string, id: string) => `payment:${tenantId}:${id}`;
+
+const APPLICATION_COLUMNS = 'tenant_id, id, payment_id, invoice_id, amount, source, applied_at, reversed_at';
+
+/**
+ * `($n, …)` tuples of new applications, their values appended to `params`. In a VALUES list that
+ * is not an INSERT's own (`typed`), the parameters carry their column types.
+ */
+function applicationTuples(payment: Payment, added: readonly PaymentApplication[], params: unknown[], typed: boolean): string {
+  const types = typed ? ['::text', '::text', '::text', '::text', '::bigint', '::text', '::timestamptz', '::timestamptz'] : Array(8).fill('');
+  return added
+    .map((a) => {
+      const first = params.length;
+      params.push(payment.tenantId, a.id, payment.id, a.invoiceId, a.amount, a.source, a.appliedAt, a.reversedAt);
+      return `(${types.map((t, i) => `$${first + i + 1}${t}`).join(', ')})`;
+    })
+    .join(', ');
+}
 
 /**
  * Payments in PostgreSQL (plain SQL through the unit of work's transaction).
@@ -57,32 +75,38 @@ export class TypeormPaymentRepository extends PaymentRepository {
 
   async save(payment: Payment): Promise<void> {
     const s = payment.toSnapshot();
-    const rows = await this.uow.query<{ version: number }>(
-      `UPDATE payments SET customer_id = $3, amount_applied = $4, status = $5, match_status = $6, match_rule = $7,
+    const params: unknown[] = [
+      s.tenantId, s.id, s.customerId, payment.amountApplied.amount, payment.status, s.match.status, s.match.rule,
+      JSON.stringify(s.match.suggestions), s.updatedAt, payment.version,
+    ];
+    const update = `UPDATE payments SET customer_id = $3, amount_applied = $4, status = $5, match_status = $6, match_rule = $7,
                            match_suggestions = $8::jsonb, updated_at = $9, version = version + 1
         WHERE tenant_id = $1 AND id = $2 AND version = $10
-        RETURNING version`,
-      [
-        s.tenantId, s.id, s.customerId, payment.amountApplied.amount, payment.status, s.match.status, s.match.rule,
-        JSON.stringify(s.match.suggestions), s.updatedAt, payment.version,
-      ],
+        RETURNING version`;
+    const added = payment.applicationChanges.added;
+    // New applications go in the same statement as the payment row (one round trip): inserted only
+    // if the version-checked update found the row. The balance trigger checks both sides at commit.
+    const rows = await this.uow.query<{ version: number }>(
+      added.length === 0
+        ? update
+        : `WITH updated AS (${update}),
+                added AS (INSERT INTO payment_applications (${APPLICATION_COLUMNS})
+                          SELECT v.* FROM (VALUES ${applicationTuples(payment, added, params, true)}) AS v (${APPLICATION_COLUMNS})
+                           WHERE EXISTS (SELECT 1 FROM updated))
+           SELECT version FROM updated`,
+      params,
     );
     if (rows.length === 0) throw new ConflictError(`Payment ${s.id} was changed concurrently; retry the request.`);
     payment.version = rows[0].version;
-    await this.afterWrite(payment);
+    await this.afterWrite(payment, added.length > 0);
   }
 
-  private async afterWrite(payment: Payment): Promise<void> {
+  private async afterWrite(payment: Payment, applicationsWritten = false): Promise<void> {
     const { added, reversed } = payment.applicationChanges;
-    if (added.length > 0) {
+    if (added.length > 0 && !applicationsWritten) {
       const values: unknown[] = [];
-      const tuples = added.map((a, i) => {
-        values.push(payment.tenantId, a.id, payment.id, a.invoiceId, a.amount, a.source, a.appliedAt, a.reversedAt);
-        const o = i * 8;
-        return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7}, $${o + 8})`;
-      });
       await this.uow.query(
-        `INSERT INTO payment_applications (tenant_id, id, payment_id, invoice_id, amount, source, applied_at, reversed_at) VALUES ${tuples.join(', ')}`,
+        `INSERT INTO payment_applications (${APPLICATION_COLUMNS}) VALUES ${applicationTuples(payment, added, values, false)}`,
         values,
       );
     }
