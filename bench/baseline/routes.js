@@ -86,10 +86,10 @@ function presentInvoice(r, day) {
 async function invoiceDetail(q, tenantId, id) {
   const { rows } = await q('invoice_by_id', sql.invoiceById, [tenantId, id]);
   if (!rows[0]) return null;
-  const apps = await q('invoice_apps', sql.invoiceApplications, [tenantId, id]);
+  const r = rows[0];
   return {
-    ...presentInvoice(rows[0], today()),
-    payments: apps.rows.map((a) => ({ payment_id: a.payment_id, application_id: a.application_id, amount: Number(a.amount), applied_at: a.applied_at.toISOString() })),
+    ...presentInvoice(r, today()),
+    payments: (r.payment_ids ?? []).map((paymentId, k) => ({ payment_id: paymentId, application_id: r.application_ids[k], amount: Number(r.amounts[k]), applied_at: r.applied_ats[k].toISOString() })),
   };
 }
 
@@ -113,7 +113,7 @@ function listSql(tenantId, query, day) {
     params.push(v);
     where.push(f(`$${params.length}`));
   };
-  if (query.status) add((p) => `i.status = ANY(${p}::text[])`, [...new Set(query.status.split(','))].sort());
+  if (query.status) where.push(`i.status IN (${[...new Set(query.status.split(','))].filter((st) => /^[a-z_]+$/.test(st)).sort().map((st) => `'${st}'`).join(', ')})`);
   if (query.customer_id) add((p) => `i.customer_id = ${p}`, query.customer_id);
   if (query.currency) add((p) => `i.currency = ${p}`, query.currency.toLowerCase());
   if (query.overdue !== undefined) {
@@ -224,7 +224,7 @@ function registerInvoices(app, q, pool) {
       const due = new Date(Date.parse(`${day}T00:00:00Z`) + customer.payment_terms_days * DAY).toISOString().slice(0, 10);
       await tq('invoice_insert', sql.insertInvoice, [
         tenantId, invoiceId, number, customer.id, 'open', customer.currency, day, due, body.po_number ?? null, body.memo ?? null,
-        JSON.stringify(lines), subtotal, discount, tax, total, 0, null, null, null, null, null, JSON.stringify(body.metadata ?? {}), now, null, 1, now, now,
+        JSON.stringify(lines), subtotal, discount, tax, total, 0, null, null, null, null, null, JSON.stringify(body.metadata ?? {}), now, null, null, 1, now, now,
       ]);
       await tq('ledger_post', sql.ledgerPost, [tenantId, newId('led'), customer.id, day, 'invoice', 'invoice', invoiceId, number, `Invoice ${number}`, total, 0, now]);
       await tq('receivables_refresh', sql.receivablesRefresh, [tenantId, [customer.id], day]);

@@ -10,12 +10,12 @@ const INVOICE_SELECT = `i.tenant_id, i.id, i.number, i.customer_id, c.name AS cu
        i.status, i.currency, i.issue_date::text AS issue_date, i.due_date::text AS due_date, i.po_number, i.memo, i.line_items,
        i.subtotal::text AS subtotal, i.discount_total::text AS discount_total, i.tax_total::text AS tax_total, i.total::text AS total,
        i.amount_paid::text AS amount_paid, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
-       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.finalized_at, i.paid_at, i.version, i.created_at, i.updated_at`;
+       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.finalized_at, i.paid_at, i.paid_on::text AS paid_on, i.version, i.created_at, i.updated_at`;
 const INVOICE_FROM = `invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id`;
 const INVOICE_COLUMNS = [
   'tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo',
   'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason',
-  'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'version',
+  'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'paid_on', 'version',
   'created_at', 'updated_at',
 ];
 
@@ -39,11 +39,16 @@ module.exports.sql = {
   INVOICE_SELECT,
   INVOICE_FROM,
   // InvoiceReadModel.get
-  invoiceById: `SELECT ${INVOICE_SELECT} FROM ${INVOICE_FROM} WHERE i.tenant_id = $1 AND i.id = $2`,
-  invoiceApplications: `SELECT payment_id, id AS application_id, amount::text AS amount, applied_at
-         FROM payment_applications
-        WHERE tenant_id = $1 AND invoice_id = $2 AND reversed_at IS NULL
-        ORDER BY applied_at, id`,
+  invoiceById: `SELECT ${INVOICE_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
+         FROM ${INVOICE_FROM}
+         LEFT JOIN LATERAL (
+              SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
+                     array_agg(pa.id ORDER BY pa.applied_at, pa.id) AS application_ids,
+                     array_agg(pa.amount::text ORDER BY pa.applied_at, pa.id) AS amounts,
+                     array_agg(pa.applied_at ORDER BY pa.applied_at, pa.id) AS applied_ats
+                FROM payment_applications pa
+               WHERE pa.tenant_id = i.tenant_id AND pa.invoice_id = i.id AND pa.reversed_at IS NULL) a ON true
+        WHERE i.tenant_id = $1 AND i.id = $2`,
 
   // TypeormCustomerRepository.findById (customer.mapper.ts CUSTOMER_COLUMNS)
   customerById: `SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, version, created_at, updated_at FROM customers WHERE tenant_id = $1 AND id = $2`,

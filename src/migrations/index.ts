@@ -3,6 +3,14 @@ import { CustomersInvoicing1763800100000 } from './1763800100000-customers-invoi
 import { Payments1763800200000 } from './1763800200000-payments';
 import { Webhooks1763800300000 } from './1763800300000-webhooks';
 import { CustomerSummary1763800400000 } from './1763800400000-customer-summary';
+import { OpenInvoicesByDueDate1763800500000 } from './1763800500000-open-invoices-by-due-date';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
-export const MIGRATIONS = [Foundation1763800000000, CustomersInvoicing1763800100000, Payments1763800200000, Webhooks1763800300000, CustomerSummary1763800400000];
+export const MIGRATIONS = [
+  Foundation1763800000000,
+  CustomersInvoicing1763800100000,
+  Payments1763800200000,
+  Webhooks1763800300000,
+  CustomerSummary1763800400000,
+  OpenInvoicesByDueDate1763800500000,
+];

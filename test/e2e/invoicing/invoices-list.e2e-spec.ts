@@ -251,4 +251,24 @@ describe('GET /invoices', () => {
       });
     }
   });
+
+  it('serves the collections work list (open and partially paid by due date) from the open-invoice index', async () => {
+    for (const statuses of ["'open', 'partially_paid'", "'open'"]) {
+      const plan = await app.dataSource.transaction(async (m) => {
+        await m.query('SET LOCAL enable_seqscan = off');
+        await m.query('SET LOCAL enable_bitmapscan = off');
+        await m.query('SET LOCAL enable_sort = off'); // can an index deliver the page in order?
+        const [row] = await m.query(
+          `EXPLAIN (FORMAT JSON) SELECT id FROM invoices i WHERE i.tenant_id = $1 AND i.status IN (${statuses}) ORDER BY i.due_date, i.id LIMIT 26`,
+          [t.tenant_id],
+        );
+        return JSON.stringify(row['QUERY PLAN']);
+      });
+      expect({ statuses, sort: plan.includes('"Node Type":"Sort"'), index: /"Index Name":"(invoices_\w+_idx)"/.exec(plan)?.[1] }).toEqual({
+        statuses,
+        sort: false,
+        index: 'invoices_open_due_date_idx',
+      });
+    }
+  });
 });

@@ -116,7 +116,9 @@ export class InvoiceReadModel {
       params.push(value);
       where.push(sql(`$${params.length}`));
     };
-    if (filters.status) add((p) => `i.status = ANY(${p}::text[])`, filters.status);
+    // Literals, not a parameter: validated enum values, and a partial index's predicate
+    // (invoices_open_due_date_idx) can only be proven from constants.
+    if (filters.status) where.push(`i.status IN (${filters.status.map((st) => `'${st}'`).join(', ')})`);
     if (filters.customer_id !== undefined) add((p) => `i.customer_id = ${p}`, filters.customer_id);
     if (filters.currency) add((p) => `i.currency = ${p}`, filters.currency);
     if (filters.number) add((p) => `lower(i.number) = ${p}`, filters.number);
@@ -144,20 +146,28 @@ export class InvoiceReadModel {
 
   async get(tenantId: string, id: string): Promise<InvoiceDetailView> {
     if (!isValidId(id, 'inv')) throw new NotFoundError('Invoice', id);
-    const [row] = await this.uow.query<InvoiceRow>(`SELECT ${INVOICE_SELECT} FROM ${INVOICE_FROM} WHERE i.tenant_id = $1 AND i.id = $2`, [tenantId, id]);
-    if (!row) throw new NotFoundError('Invoice', id);
-    return { ...presentInvoice(InvoiceMapper.toSnapshot(row), this.clock.today()), payments: await this.payments(tenantId, id) };
-  }
-
-  /** The invoice's active payment applications (the payments module's `payment_applications`). */
-  private async payments(tenantId: string, invoiceId: string): Promise<InvoicePaymentView[]> {
-    const rows = await this.uow.query<{ payment_id: string; application_id: string; amount: string; applied_at: Date }>(
-      `SELECT payment_id, id AS application_id, amount::text AS amount, applied_at
-         FROM payment_applications
-        WHERE tenant_id = $1 AND invoice_id = $2 AND reversed_at IS NULL
-        ORDER BY applied_at, id`,
-      [tenantId, invoiceId],
+    // One statement: the invoice with its active payment applications (the payments module's
+    // `payment_applications`) as parallel arrays, in the order they were applied.
+    const [row] = await this.uow.query<InvoiceRow & { payment_ids: string[] | null; application_ids: string[]; amounts: string[]; applied_ats: Date[] }>(
+      `SELECT ${INVOICE_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
+         FROM ${INVOICE_FROM}
+         LEFT JOIN LATERAL (
+              SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
+                     array_agg(pa.id ORDER BY pa.applied_at, pa.id) AS application_ids,
+                     array_agg(pa.amount::text ORDER BY pa.applied_at, pa.id) AS amounts,
+                     array_agg(pa.applied_at ORDER BY pa.applied_at, pa.id) AS applied_ats
+                FROM payment_applications pa
+               WHERE pa.tenant_id = i.tenant_id AND pa.invoice_id = i.id AND pa.reversed_at IS NULL) a ON true
+        WHERE i.tenant_id = $1 AND i.id = $2`,
+      [tenantId, id],
     );
-    return rows.map((r) => ({ payment_id: r.payment_id, application_id: r.application_id, amount: toSafeNumber(r.amount), applied_at: r.applied_at.toISOString() }));
+    if (!row) throw new NotFoundError('Invoice', id);
+    const payments: InvoicePaymentView[] = (row.payment_ids ?? []).map((paymentId, k) => ({
+      payment_id: paymentId,
+      application_id: row.application_ids[k],
+      amount: toSafeNumber(row.amounts[k]),
+      applied_at: row.applied_ats[k].toISOString(),
+    }));
+    return { ...presentInvoice(InvoiceMapper.toSnapshot(row), this.clock.today()), payments };
   }
 }
