@@ -134,7 +134,7 @@ function listSql(tenantId, query, day) {
   const dir = desc ? 'DESC' : 'ASC';
   return {
     name: `list:${Object.keys(query).filter((k) => k !== 'cursor' && k !== 'limit').sort().join(',')}:${raw}:${!!query.cursor}`,
-    text: `SELECT ${sql.INVOICE_SELECT}, (${sort.col})::text AS _keyset_value
+    text: `SELECT ${sql.INVOICE_VIEW_SELECT}, (${sort.col})::text AS _keyset_value
              FROM ${sql.INVOICE_FROM}
             WHERE ${where.join(' AND ')}
             ORDER BY ${sort.col} ${dir}, i.id ${dir}

@@ -6,11 +6,11 @@
  */
 
 // src/modules/invoicing/infrastructure/invoice.mapper.ts
-const INVOICE_SELECT = `i.tenant_id, i.id, i.number, i.customer_id, c.name AS customer_name, c.email AS customer_email,
+const INVOICE_VIEW_SELECT = `i.id, i.number, i.customer_id, c.name AS customer_name, c.email AS customer_email,
        i.status, i.currency, i.issue_date::text AS issue_date, i.due_date::text AS due_date, i.po_number, i.memo, i.line_items,
        i.subtotal::text AS subtotal, i.discount_total::text AS discount_total, i.tax_total::text AS tax_total, i.total::text AS total,
        i.amount_paid::text AS amount_paid, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
-       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.finalized_at, i.paid_at, i.paid_on::text AS paid_on, i.version, i.created_at, i.updated_at`;
+       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.version, i.created_at, i.updated_at`;
 const INVOICE_FROM = `invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id`;
 const INVOICE_COLUMNS = [
   'tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo',
@@ -36,10 +36,10 @@ const aging = (due, amount, asOf) => {
 const OPEN_INVOICE_SQL = `i.status IN ('open', 'partially_paid') AND i.total > i.amount_paid`;
 
 module.exports.sql = {
-  INVOICE_SELECT,
+  INVOICE_VIEW_SELECT,
   INVOICE_FROM,
   // InvoiceReadModel.get
-  invoiceById: `SELECT ${INVOICE_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
+  invoiceById: `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
          FROM ${INVOICE_FROM}
          LEFT JOIN LATERAL (
               SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,

@@ -83,7 +83,10 @@ export function isOverdue(s: Pick<InvoiceSnapshot, 'status' | 'total' | 'amountP
 }
 
 /** The invoice's public JSON (contract §7, without the detail-only `payments`). */
-export function presentInvoice(s: InvoiceSnapshot, today: string): InvoiceJson {
+/** What the public representation is made of: the snapshot without the bookkeeping fields. */
+export type InvoiceView = Omit<InvoiceSnapshot, 'tenantId' | 'finalizedAt' | 'paidAt' | 'paidOn'>;
+
+export function presentInvoice(s: InvoiceView, today: string): InvoiceJson {
   const overdue = isOverdue(s, today);
   return {
     id: s.id,

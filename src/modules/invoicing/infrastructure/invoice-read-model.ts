@@ -8,7 +8,7 @@ import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { InvoiceJson, presentInvoice } from '../domain/invoice.snapshot';
 import { INVOICE_STATUSES, isInvoiceStatus } from '../domain/invoice-status';
-import { INVOICE_FROM, INVOICE_SELECT, InvoiceMapper, InvoiceRow } from './invoice.mapper';
+import { INVOICE_FROM, INVOICE_VIEW_SELECT, InvoiceMapper, InvoiceViewRow } from './invoice.mapper';
 
 export interface InvoicePaymentView {
   payment_id: string;
@@ -133,23 +133,23 @@ export class InvoiceReadModel {
     const column = SORT_COLUMNS[sort.field];
     where.push(keysetCondition(column, 'i.id', sort as SortSpec<string>, list.cursor, params));
     params.push(list.limit + 1);
-    const rows = await this.uow.query<InvoiceRow & { _keyset_value: string }>(
-      `SELECT ${INVOICE_SELECT}, ${keysetValue(column)}
+    const rows = await this.uow.query<InvoiceViewRow & { _keyset_value: string }>(
+      `SELECT ${INVOICE_VIEW_SELECT}, ${keysetValue(column)}
          FROM ${INVOICE_FROM}
         WHERE ${where.join(' AND ')}
         ORDER BY ${keysetOrder(column, 'i.id', sort as SortSpec<string>)}
         LIMIT $${params.length}`,
       params,
     );
-    return toPage(rows, list, (row) => presentInvoice(InvoiceMapper.toSnapshot(row), today));
+    return toPage(rows, list, (row) => presentInvoice(InvoiceMapper.toView(row), today));
   }
 
   async get(tenantId: string, id: string): Promise<InvoiceDetailView> {
     if (!isValidId(id, 'inv')) throw new NotFoundError('Invoice', id);
     // One statement: the invoice with its active payment applications (the payments module's
     // `payment_applications`) as parallel arrays, in the order they were applied.
-    const [row] = await this.uow.query<InvoiceRow & { payment_ids: string[] | null; application_ids: string[]; amounts: string[]; applied_ats: Date[] }>(
-      `SELECT ${INVOICE_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
+    const [row] = await this.uow.query<InvoiceViewRow & { payment_ids: string[] | null; application_ids: string[]; amounts: string[]; applied_ats: Date[] }>(
+      `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
          FROM ${INVOICE_FROM}
          LEFT JOIN LATERAL (
               SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
@@ -168,6 +168,6 @@ export class InvoiceReadModel {
       amount: toSafeNumber(row.amounts[k]),
       applied_at: row.applied_ats[k].toISOString(),
     }));
-    return { ...presentInvoice(InvoiceMapper.toSnapshot(row), this.clock.today()), payments };
+    return { ...presentInvoice(InvoiceMapper.toView(row), this.clock.today()), payments };
   }
 }

@@ -1,6 +1,6 @@
 import { toNullableNumber, toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { Invoice } from '../domain/invoice.aggregate';
-import { InvoiceSnapshot } from '../domain/invoice.snapshot';
+import { InvoiceSnapshot, InvoiceView } from '../domain/invoice.snapshot';
 import { InvoiceStatus } from '../domain/invoice-status';
 import { LineItemSnapshot } from '../domain/line-item.value-object';
 
@@ -38,12 +38,15 @@ export interface InvoiceRow {
   updated_at: Date;
 }
 
-/** Select list for InvoiceRow; `i` is invoices, `c` its customer. Dates as text: no time zone games. */
-export const INVOICE_SELECT = `i.tenant_id, i.id, i.number, i.customer_id, c.name AS customer_name, c.email AS customer_email,
+/** The columns of the public representation (InvoiceViewRow); `i` is invoices, `c` its customer. Dates as text: no time zone games. */
+export const INVOICE_VIEW_SELECT = `i.id, i.number, i.customer_id, c.name AS customer_name, c.email AS customer_email,
        i.status, i.currency, i.issue_date::text AS issue_date, i.due_date::text AS due_date, i.po_number, i.memo, i.line_items,
        i.subtotal::text AS subtotal, i.discount_total::text AS discount_total, i.tax_total::text AS tax_total, i.total::text AS total,
        i.amount_paid::text AS amount_paid, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
-       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.finalized_at, i.paid_at, i.paid_on::text AS paid_on, i.version, i.created_at, i.updated_at`;
+       i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.version, i.created_at, i.updated_at`;
+
+/** Select list for a whole InvoiceRow (what the aggregate is restored from). */
+export const INVOICE_SELECT = `i.tenant_id, ${INVOICE_VIEW_SELECT}, i.finalized_at, i.paid_at, i.paid_on::text AS paid_on`;
 
 export const INVOICE_FROM = `invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id`;
 
@@ -55,10 +58,16 @@ export const INVOICE_COLUMNS = [
   'created_at', 'updated_at',
 ] as const;
 
+/** A row as the read models select it (INVOICE_VIEW_SELECT). */
+export type InvoiceViewRow = Omit<InvoiceRow, 'tenant_id' | 'finalized_at' | 'paid_at' | 'paid_on'>;
+
 export const InvoiceMapper = {
   toSnapshot(row: InvoiceRow): InvoiceSnapshot {
+    return { ...InvoiceMapper.toView(row), tenantId: row.tenant_id, finalizedAt: row.finalized_at, paidAt: row.paid_at, paidOn: row.paid_on };
+  },
+
+  toView(row: InvoiceViewRow): InvoiceView {
     return {
-      tenantId: row.tenant_id,
       id: row.id,
       number: row.number,
       customerId: row.customer_id,
@@ -85,9 +94,6 @@ export const InvoiceMapper = {
           }
         : null,
       metadata: row.metadata ?? {},
-      finalizedAt: row.finalized_at,
-      paidAt: row.paid_at,
-      paidOn: row.paid_on,
       version: row.version,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
