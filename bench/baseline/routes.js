@@ -340,24 +340,19 @@ function registerCustomers(app, q) {
     const day = today();
     const from = req.query.from ?? `${day.slice(0, 8)}01`;
     const to = req.query.to ?? day;
-    const { rows: [c] } = await q('statement_customer', sql.statementCustomer, [tenantId, id]);
+    const { rows: [c] } = await q('statement', sql.statement, [tenantId, id, from, to]);
     if (!c) return reply.code(404).send({ code: 'not_found' });
-    const [opening, entries, agingRows] = await Promise.all([
-      q('statement_opening', sql.statementOpening, [tenantId, id, from]),
-      q('statement_entries', sql.statementEntries, [tenantId, id, from, to]),
-      q('statement_aging', sql.statementAging, [tenantId, id, to]),
-    ]);
-    const openingBalance = Number(opening.rows[0].balance);
+    const openingBalance = Number(c.opening_balance);
     let balance = openingBalance;
     let debits = 0;
     let credits = 0;
-    const lines = entries.rows.map((e) => {
-      const debit = Number(e.debit);
-      const credit = Number(e.credit);
+    const lines = (c.entries ?? []).map(([date, type, reference, description, rawDebit, rawCredit]) => {
+      const debit = Number(rawDebit);
+      const credit = Number(rawCredit);
       debits += debit;
       credits += credit;
       balance += debit - credit;
-      return { date: e.date, type: e.type, reference: e.reference, description: e.description, debit, credit, balance };
+      return { date, type, reference, description, debit, credit, balance };
     });
     return {
       customer: { id: c.id, name: c.name, email: c.email, external_id: c.external_id, billing_address: c.billing_address },
@@ -369,7 +364,7 @@ function registerCustomers(app, q) {
       total_debits: debits,
       total_credits: credits,
       closing_balance: balance,
-      aging: aging(agingRows.rows[0]),
+      aging: aging(c),
       generated_at: new Date().toISOString(),
     };
   });

@@ -115,15 +115,18 @@ module.exports.sql = {
         WHERE c.tenant_id = $1 AND c.id = $2`,
 
   // StatementReadModel.get
-  statementCustomer: `SELECT c.id, c.name, c.email, c.external_id, c.billing_address, c.currency, t.name AS tenant_name
-         FROM customers c JOIN tenants t ON t.id = c.tenant_id
+  statement: `SELECT c.id, c.name, c.email, c.external_id, c.billing_address, c.currency, t.name AS tenant_name,
+              (SELECT COALESCE(SUM(l.debit - l.credit), 0) FROM ledger_entries l
+                WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date < $3::date)::text AS opening_balance,
+              (SELECT json_agg(json_build_array(to_char(l.entry_date, 'YYYY-MM-DD'), l.type, l.reference, l.description, l.debit::text, l.credit::text)
+                               ORDER BY l.entry_date, l.seq)
+                 FROM ledger_entries l
+                WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date BETWEEN $3::date AND $4::date) AS entries,
+              ag.*
+         FROM customers c
+         JOIN tenants t ON t.id = c.tenant_id
+        CROSS JOIN LATERAL (
+              SELECT ${aging('i.due_date', 'i.total - i.amount_paid', '$4')}
+                FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}) ag
         WHERE c.tenant_id = $1 AND c.id = $2`,
-  statementOpening: `SELECT COALESCE(SUM(debit - credit), 0)::text AS balance FROM ledger_entries
-          WHERE tenant_id = $1 AND customer_id = $2 AND entry_date < $3::date`,
-  statementEntries: `SELECT to_char(entry_date, 'YYYY-MM-DD') AS date, type, reference, description, debit::text, credit::text
-           FROM ledger_entries
-          WHERE tenant_id = $1 AND customer_id = $2 AND entry_date BETWEEN $3::date AND $4::date
-          ORDER BY entry_date, seq`,
-  statementAging: `SELECT ${aging('i.due_date', 'i.total - i.amount_paid', '$3')}
-           FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}`,
 };

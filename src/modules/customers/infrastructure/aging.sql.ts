@@ -13,8 +13,8 @@ export function agingSelectList(dueSql: string, amountSql: string, asOf: string)
   }).join(',\n       ');
 }
 
-export function agingFromRow(row: Record<string, string | number | null | undefined> | undefined): Aging {
-  return Object.fromEntries(AGING_BUCKETS.map((b) => [b.key, toSafeNumber(row?.[b.key])])) as Aging;
+export function agingFromRow(row: Record<string, unknown> | undefined): Aging {
+  return Object.fromEntries(AGING_BUCKETS.map((b) => [b.key, toSafeNumber(row?.[b.key] as string | undefined)])) as Aging;
 }
 
 /** Open receivables: what aging, balances and overdue figures are computed over. */

@@ -39,14 +39,12 @@ export interface StatementDocument extends StatementView {
   tenant: { id: string; name: string };
 }
 
-interface EntryRow {
-  date: string;
-  type: LedgerEntryType;
-  reference: string | null;
-  description: string;
-  debit: string;
-  credit: string;
-}
+/** A ledger entry as the statement query aggregates it: date, type, reference, description, debit, credit. */
+type EntryTuple = [string, LedgerEntryType, string | null, string, string, string];
+
+/** The statement query's row: the customer, its tenant's name, the figures and the aging buckets. */
+type StatementRow = StatementView['customer'] &
+  Record<string, unknown> & { currency: string; tenant_name: string; opening_balance: string; entries: EntryTuple[] | null };
 
 /**
  * Balance-forward statements (contract §9) read from the customer's receivables ledger:
@@ -76,45 +74,38 @@ export class StatementReadModel {
   async get(tenantId: string, customerId: string, rawFrom?: string, rawTo?: string): Promise<StatementDocument> {
     const { from, to } = this.period(rawFrom, rawTo);
     if (!isValidId(customerId, 'cus')) throw new NotFoundError('Customer', customerId);
-    const [customer] = await this.uow.query<StatementView['customer'] & { currency: string; tenant_name: string }>(
-      `SELECT c.id, c.name, c.email, c.external_id, c.billing_address, c.currency, t.name AS tenant_name
-         FROM customers c JOIN tenants t ON t.id = c.tenant_id
+    // One statement: the customer, the balance brought forward, the period's entries (one JSON
+    // array, in posting order) and the open invoices' aging as of the period's end.
+    const [customer] = await this.uow.query<StatementRow>(
+      `SELECT c.id, c.name, c.email, c.external_id, c.billing_address, c.currency, t.name AS tenant_name,
+              (SELECT COALESCE(SUM(l.debit - l.credit), 0) FROM ledger_entries l
+                WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date < $3::date)::text AS opening_balance,
+              (SELECT json_agg(json_build_array(to_char(l.entry_date, 'YYYY-MM-DD'), l.type, l.reference, l.description, l.debit::text, l.credit::text)
+                               ORDER BY l.entry_date, l.seq)
+                 FROM ledger_entries l
+                WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date BETWEEN $3::date AND $4::date) AS entries,
+              ag.*
+         FROM customers c
+         JOIN tenants t ON t.id = c.tenant_id
+        CROSS JOIN LATERAL (
+              SELECT ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$4')}
+                FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}) ag
         WHERE c.tenant_id = $1 AND c.id = $2`,
-      [tenantId, customerId],
+      [tenantId, customerId, from, to],
     );
     if (!customer) throw new NotFoundError('Customer', customerId);
 
-    const [[opening], entries, [aging]] = await this.uow.all([
-      () => this.uow.query<{ balance: string }>(
-        `SELECT COALESCE(SUM(debit - credit), 0)::text AS balance FROM ledger_entries
-          WHERE tenant_id = $1 AND customer_id = $2 AND entry_date < $3::date`,
-        [tenantId, customerId, from],
-      ),
-      () => this.uow.query<EntryRow>(
-        `SELECT to_char(entry_date, 'YYYY-MM-DD') AS date, type, reference, description, debit::text, credit::text
-           FROM ledger_entries
-          WHERE tenant_id = $1 AND customer_id = $2 AND entry_date BETWEEN $3::date AND $4::date
-          ORDER BY entry_date, seq`,
-        [tenantId, customerId, from, to],
-      ),
-      () => this.uow.query<Record<string, string>>(
-        `SELECT ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
-           FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}`,
-        [tenantId, customerId, to],
-      ),
-    ]);
-
-    const openingBalance = toSafeNumber(opening.balance);
+    const openingBalance = toSafeNumber(customer.opening_balance);
     let balance = openingBalance;
     let totalDebits = 0;
     let totalCredits = 0;
-    const lines = entries.map((e): StatementLine => {
-      const debit = toSafeNumber(e.debit);
-      const credit = toSafeNumber(e.credit);
+    const lines = (customer.entries ?? []).map(([date, type, reference, description, rawDebit, rawCredit]): StatementLine => {
+      const debit = toSafeNumber(rawDebit);
+      const credit = toSafeNumber(rawCredit);
       totalDebits += debit;
       totalCredits += credit;
       balance += debit - credit;
-      return { date: e.date, type: e.type, reference: e.reference, description: e.description, debit, credit, balance };
+      return { date, type, reference, description, debit, credit, balance };
     });
     return {
       tenant: { id: tenantId, name: customer.tenant_name },
@@ -127,7 +118,7 @@ export class StatementReadModel {
       total_debits: totalDebits,
       total_credits: totalCredits,
       closing_balance: balance,
-      aging: agingFromRow(aging),
+      aging: agingFromRow(customer),
       generated_at: this.clock.now().toISOString(),
     };
   }
