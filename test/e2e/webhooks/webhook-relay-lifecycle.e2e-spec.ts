@@ -8,6 +8,8 @@ import { deliveries, emitEvent, subscribe, waitUntil } from './support';
 // A fallback poll far beyond the test timeouts: only LISTEN/NOTIFY can make these deliveries prompt.
 process.env.WEBHOOK_RELAY_POLL_MS = '60000';
 process.env.WEBHOOK_RELAY_SHUTDOWN_GRACE_MS = '300';
+// Wide enough that the burst below always falls into one or two windows on a loaded machine.
+process.env.WEBHOOK_RELAY_COALESCE_MS ??= '200';
 
 describe('webhook relay lifecycle', () => {
   let app: TestApp;
@@ -31,6 +33,17 @@ describe('webhook relay lifecycle', () => {
     await emitEvent(app, tenant.tenant_id, 'invoice.created');
     const [request] = await receiver.waitForCount('/notify', 1, 2_000);
     expect(request.at - started).toBeLessThan(1_000);
+  });
+
+  it('gathers the notifications of commits close together into one pass over the outbox', async () => {
+    await subscribe(app, tenant, receiver.url('/burst'), ['dispute.opened']);
+    await new Promise((r) => setTimeout(r, 200));
+    const stats = app.app.get(WebhookRelay).stats;
+    const before = stats.fanOuts;
+    for (let i = 0; i < 20; i++) await emitEvent(app, tenant.tenant_id, 'dispute.opened'); // one commit after another
+    await receiver.waitForCount('/burst', 20, 3_000);
+    // 20 notifications a few milliseconds apart: without the coalescing delay, a pass for most of them.
+    expect(stats.fanOuts - before).toBeLessThanOrEqual(3); // 9 with WEBHOOK_RELAY_COALESCE_MS=0
   });
 
   it('reconnects its LISTEN connection when the database drops it', async () => {

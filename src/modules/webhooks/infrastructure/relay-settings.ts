@@ -15,6 +15,8 @@ export interface RelaySettings {
   endpointConcurrency: number;
   /** outbox rows fanned out per transaction */
   batchSize: number;
+  /** after an outbox NOTIFY, how long to gather further commits before fanning out (0: at once) */
+  coalesceMs: number;
   /** safety net for lost notifications and expired leases of crashed instances */
   pollIntervalMs: number;
   /** how long a claimed attempt belongs to its instance; longer than any attempt can take */
@@ -42,6 +44,7 @@ export function relaySettings(config: AppConfig, env: NodeJS.ProcessEnv = proces
     concurrency: int(env, 'WEBHOOK_RELAY_CONCURRENCY', 64),
     endpointConcurrency: int(env, 'WEBHOOK_RELAY_ENDPOINT_CONCURRENCY', 8),
     batchSize: int(env, 'WEBHOOK_RELAY_BATCH_SIZE', 200),
+    coalesceMs: int(env, 'WEBHOOK_RELAY_COALESCE_MS', 20, 0),
     pollIntervalMs: int(env, 'WEBHOOK_RELAY_POLL_MS', 10_000),
     // The lease must outlive the request timeout by a wide margin: an attempt is never
     // claimed again while its first sender may still be talking to the receiver.
