@@ -43,6 +43,17 @@ function dateFilter(field: string, value: string | undefined): string | undefine
   return value;
 }
 
+/** A payment joined with one of its applications (the app_ columns are null when it has none). */
+type PaymentWithApplicationRow = PaymentRow & {
+  app_id: string | null;
+  app_invoice_id: string;
+  app_invoice_number: string;
+  app_amount: string;
+  app_source: ApplicationRow['source'];
+  app_applied_at: Date;
+  app_reversed_at: Date | null;
+};
+
 /** Payments read straight from SQL into their public JSON (no aggregates, tenant first, keyset pages). */
 @Injectable()
 export class PaymentReadModel {
@@ -50,9 +61,31 @@ export class PaymentReadModel {
 
   async get(tenantId: string, id: string): Promise<PaymentJson> {
     if (!isValidId(id, 'pay')) throw new PaymentNotFoundError(id);
-    const [row] = await this.uow.query<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM payments p WHERE p.tenant_id = $1 AND p.id = $2`, [tenantId, id]);
-    if (!row) throw new PaymentNotFoundError(id);
-    return (await this.present(tenantId, [row]))[0];
+    // One statement: the payment once per application (once with nulls when it has none).
+    const rows = await this.uow.query<PaymentWithApplicationRow>(
+      `SELECT ${PAYMENT_COLUMNS}, a.id AS app_id, a.invoice_id AS app_invoice_id, i.number AS app_invoice_number, a.amount AS app_amount,
+              a.source AS app_source, a.applied_at AS app_applied_at, a.reversed_at AS app_reversed_at
+         FROM payments p
+         LEFT JOIN payment_applications a ON a.tenant_id = p.tenant_id AND a.payment_id = p.id
+         LEFT JOIN invoices i ON i.tenant_id = a.tenant_id AND i.id = a.invoice_id
+        WHERE p.tenant_id = $1 AND p.id = $2
+        ORDER BY a.applied_at, a.id`,
+      [tenantId, id],
+    );
+    if (rows.length === 0) throw new PaymentNotFoundError(id);
+    const applications: ApplicationRow[] = rows
+      .filter((r) => r.app_id !== null)
+      .map((r) => ({
+        id: r.app_id!,
+        payment_id: r.id,
+        invoice_id: r.app_invoice_id,
+        invoice_number: r.app_invoice_number,
+        amount: r.app_amount,
+        source: r.app_source,
+        applied_at: r.app_applied_at,
+        reversed_at: r.app_reversed_at,
+      }));
+    return presentPayment(PaymentMapper.toSnapshot(rows[0], applications));
   }
 
   async list(tenantId: string, q: ListPaymentsFilters): Promise<Page<PaymentJson>> {
