@@ -12,11 +12,11 @@ const identity = (tenantId: string, id: string) => `payment:${tenantId}:${id}`;
 const APPLICATION_COLUMNS = 'tenant_id, id, payment_id, invoice_id, amount, source, applied_at, reversed_at';
 
 /**
- * `($n, …)` tuples of new applications, their values appended to `params`. In a VALUES list that
- * is not an INSERT's own (`typed`), the parameters carry their column types.
+ * `($n, …)` tuples of new applications, their values appended to `params`. The VALUES list is
+ * not an INSERT's own, so the parameters carry their column types.
  */
-function applicationTuples(payment: Payment, added: readonly PaymentApplication[], params: unknown[], typed: boolean): string {
-  const types = typed ? ['::text', '::text', '::text', '::text', '::bigint', '::text', '::timestamptz', '::timestamptz'] : Array(8).fill('');
+function applicationTuples(payment: Payment, added: readonly PaymentApplication[], params: unknown[]): string {
+  const types = ['::text', '::text', '::text', '::text', '::bigint', '::text', '::timestamptz', '::timestamptz'];
   return added
     .map((a) => {
       const first = params.length;
@@ -57,6 +57,7 @@ export class TypeormPaymentRepository extends PaymentRepository {
   }
 
   async insert(payment: Payment): Promise<void> {
+    if (payment.applicationChanges.added.length > 0) throw new Error(`payment ${payment.id}: insert it before applying it, then save()`);
     const s = payment.toSnapshot();
     await this.uow.query(
       `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
@@ -91,26 +92,20 @@ export class TypeormPaymentRepository extends PaymentRepository {
         ? update
         : `WITH updated AS (${update}),
                 added AS (INSERT INTO payment_applications (${APPLICATION_COLUMNS})
-                          SELECT v.* FROM (VALUES ${applicationTuples(payment, added, params, true)}) AS v (${APPLICATION_COLUMNS})
+                          SELECT v.* FROM (VALUES ${applicationTuples(payment, added, params)}) AS v (${APPLICATION_COLUMNS})
                            WHERE EXISTS (SELECT 1 FROM updated))
            SELECT version FROM updated`,
       params,
     );
     if (rows.length === 0) throw new ConflictError(`Payment ${s.id} was changed concurrently; retry the request.`);
     payment.version = rows[0].version;
-    await this.afterWrite(payment, added.length > 0);
+    await this.afterWrite(payment);
   }
 
-  private async afterWrite(payment: Payment, applicationsWritten = false): Promise<void> {
-    const { added, reversed } = payment.applicationChanges;
-    if (added.length > 0 && !applicationsWritten) {
-      const values: unknown[] = [];
-      await this.uow.query(
-        `INSERT INTO payment_applications (${APPLICATION_COLUMNS}) VALUES ${applicationTuples(payment, added, values, false)}`,
-        values,
-      );
-    }
-    for (const a of reversed) {
+  /** After the row (and, on save, the new applications) is written: reversals, events, ledger. */
+  private async afterWrite(payment: Payment): Promise<void> {
+    // A payment is inserted before anything is applied, so new applications only come with save().
+    for (const a of payment.applicationChanges.reversed) {
       await this.uow.query(
         `UPDATE payment_applications SET reversed_at = $3 WHERE tenant_id = $1 AND id = $2 AND reversed_at IS NULL`,
         [payment.tenantId, a.id, a.reversedAt],
