@@ -13,7 +13,7 @@ const { createHash } = require('node:crypto');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { parseArgs } = require('./lib/args');
-const { freePort, spawnNode, waitForHttp, RssSampler, stopChild, cpuSeconds } = require('./lib/processes');
+const { freePort, spawnNode, waitForHttp, RssSampler, stopChild, cpuSeconds, postgresCpuSeconds } = require('./lib/processes');
 const { summarize, consoleTable, evaluateTargets, fmtRatio } = require('./lib/table');
 const { machine, versions, runSection, writeReport, mb } = require('./lib/report');
 const { buildScenarios, prepareScenarioData } = require('./lib/scenarios');
@@ -141,17 +141,19 @@ async function main() {
       if (opts.warmup > 0) await load(scenario, target, opts.warmup, opts.connections);
     }
     for (const target of [targets.baseline, targets.service]) {
-      const cpuBefore = cpuSeconds(target.pid);
+      const [cpuBefore, pgBefore] = [cpuSeconds(target.pid), postgresCpuSeconds()];
       const result = await load(scenario, target, opts.duration, opts.connections);
-      const cpuAfter = cpuSeconds(target.pid);
+      const [cpuAfter, pgAfter] = [cpuSeconds(target.pid), postgresCpuSeconds()];
       row[target.name] = summarize(result);
-      // CPU the server process itself spent per answered request (its own work, not PostgreSQL's).
-      row[target.name].cpuMs = cpuBefore === null || !result['2xx'] ? null : ((cpuAfter - cpuBefore) * 1000) / result['2xx'];
+      // CPU per answered request: the server process's own, and PostgreSQL's (all its processes).
+      const perRequest = (before, after) => (before === null || after === null || !result['2xx'] ? null : ((after - before) * 1000) / result['2xx']);
+      row[target.name].cpuMs = perRequest(cpuBefore, cpuAfter);
+      row[target.name].pgCpuMs = perRequest(pgBefore, pgAfter);
       const codes = Object.entries(result.statusCodeStats ?? {}).filter(([c]) => !c.startsWith('2'));
       if (codes.length) log(`bench: ${scenario.id} on the ${target.name}: non-2xx ${JSON.stringify(Object.fromEntries(codes.map(([c, v]) => [c, v.count])))}`);
     }
     const r = row.baseline.rps > 0 ? row.service.rps / row.baseline.rps : null;
-    const cpu = (s) => (s.cpuMs === null ? '' : ` ${s.cpuMs.toFixed(2)} CPU-ms/req`);
+    const cpu = (s) => (s.cpuMs === null ? '' : ` ${s.cpuMs.toFixed(2)} CPU-ms/req`) + (s.pgCpuMs === null ? '' : ` (PostgreSQL ${s.pgCpuMs.toFixed(2)})`);
     row.service.rssPeak = serviceRss.windowPeak();
     log(
       `  ${scenario.name.padEnd(44)} service ${row.service.rps.toFixed(0).padStart(6)} req/s p99 ${String(row.service.p99).padStart(4)} ms${cpu(row.service)} | ` +

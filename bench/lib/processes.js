@@ -1,7 +1,7 @@
 'use strict';
 /** Child processes of a benchmark run: spawn, wait until ready, sample memory, stop. */
 const { spawn } = require('node:child_process');
-const { createWriteStream, readFileSync } = require('node:fs');
+const { createWriteStream, readFileSync, readdirSync } = require('node:fs');
 const { createServer } = require('node:net');
 
 function freePort() {
@@ -106,16 +106,44 @@ async function stopChild(child, timeoutMs = 15_000) {
   clearTimeout(timer);
 }
 
-/** CPU seconds (user + system) the process has used so far; null where /proc is missing. */
-function cpuSeconds(pid) {
+/** The fields of /proc/<pid>/stat after the command name; null where /proc is missing. */
+function procStat(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[11], fields[12] are utime and stime (the 14th and 15th fields of the line), in clock ticks
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
   } catch {
     return null;
   }
 }
 
-module.exports = { freePort, spawnNode, waitForHttp, RssSampler, stopChild, readProcStatus, cpuSeconds };
+/** CPU seconds (user + system) the process has used so far; null where /proc is missing. */
+function cpuSeconds(pid) {
+  const f = procStat(pid);
+  // f[11], f[12] are utime and stime (the 14th and 15th fields of the line), in clock ticks
+  return f === null ? null : (f[11] + f[12]) / 100;
+}
+
+/**
+ * CPU seconds all PostgreSQL processes on this machine have used so far: the live ones' own,
+ * and the children the postmaster has reaped (backends of closed connections, autovacuum
+ * workers), which the kernel adds to the postmaster's cutime and cstime.
+ */
+function postgresCpuSeconds() {
+  let ticks = 0;
+  let found = false;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let comm;
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue; // the process ended while we looked
+    }
+    const f = comm === 'postgres' ? procStat(pid) : null;
+    if (f === null) continue;
+    ticks += f[11] + f[12] + f[13] + f[14];
+    found = true;
+  }
+  return found ? ticks / 100 : null;
+}
+
+module.exports = { freePort, spawnNode, waitForHttp, RssSampler, stopChild, readProcStatus, cpuSeconds, postgresCpuSeconds };

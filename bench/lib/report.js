@@ -4,7 +4,7 @@ const os = require('node:os');
 const { execFileSync } = require('node:child_process');
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { markdownTable, targetsMarkdown } = require('./table');
+const { markdownTable, cpuMarkdown, targetsMarkdown } = require('./table');
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -67,6 +67,10 @@ function runSection({ mode, date, machine: m, versions: v, seed, settings, rows,
     `Data: ${seed}`,
     '',
     markdownTable(rows),
+    '',
+    'CPU per answered request, in ms, while each server was loaded (the server process; all of PostgreSQL):',
+    '',
+    cpuMarkdown(rows),
     '',
     `Peak RSS of the service (VmHWM): **${mb(peakRssBytes)}** (baseline: ${mb(baselinePeakRssBytes)}).`,
     '',

@@ -6,6 +6,9 @@ export interface RunStats {
   errors: number;
   requests: number;
   seconds: number;
+  /** CPU ms per answered request: the server process's, and PostgreSQL's (set by the runner). */
+  cpuMs?: number | null;
+  pgCpuMs?: number | null;
 }
 export interface ScenarioTargets {
   minRatio?: number;
@@ -29,6 +32,7 @@ export function summarize(result: Record<string, any>): RunStats;
 export function ratio(service: RunStats | null, baseline: RunStats | null): number | null;
 export function evaluateTargets(rows: Row[], run?: { maxRssMb?: number; peakRssBytes?: number | null }): TargetResult[];
 export function markdownTable(rows: Row[]): string;
+export function cpuMarkdown(rows: Row[]): string;
 export function consoleTable(rows: Row[]): string;
 export function targetsMarkdown(results: TargetResult[]): string;
 export function fmtRatio(r: number | null | undefined): string;

@@ -130,10 +130,26 @@ function consoleTable(rows) {
   return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
+/**
+ * CPU per answered request while each server was loaded: the server process's own and
+ * PostgreSQL's (everything it ran in that window, background work included).
+ */
+function cpuMarkdown(rows) {
+  const ms = (n) => (n === null || n === undefined ? '-' : n.toFixed(2));
+  const lines = [
+    '| Scenario | Service CPU ms | PostgreSQL CPU ms | Baseline CPU ms | PostgreSQL CPU ms |',
+    '| --- | ---: | ---: | ---: | ---: |',
+  ];
+  for (const row of rows) {
+    lines.push(`| ${row.name} | ${ms(row.service?.cpuMs)} | ${ms(row.service?.pgCpuMs)} | ${ms(row.baseline?.cpuMs)} | ${ms(row.baseline?.pgCpuMs)} |`);
+  }
+  return lines.join('\n');
+}
+
 function targetsMarkdown(results) {
   const lines = ['| Scenario | Target | Measured | Met |', '| --- | --- | ---: | :---: |'];
   for (const t of results) lines.push(`| ${t.scenario} | ${t.target} | ${t.value} | ${t.met ? 'yes' : '**no**'} |`);
   return lines.join('\n');
 }
 
-module.exports = { summarize, ratio, evaluateTargets, markdownTable, consoleTable, targetsMarkdown, fmtRatio, fmtMs, fmtRps };
+module.exports = { summarize, ratio, evaluateTargets, markdownTable, cpuMarkdown, consoleTable, targetsMarkdown, fmtRatio, fmtMs, fmtRps };

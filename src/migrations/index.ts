@@ -4,6 +4,7 @@ import { Payments1763800200000 } from './1763800200000-payments';
 import { Webhooks1763800300000 } from './1763800300000-webhooks';
 import { CustomerSummary1763800400000 } from './1763800400000-customer-summary';
 import { OpenInvoicesByDueDate1763800500000 } from './1763800500000-open-invoices-by-due-date';
+import { PaymentSummaryOnRealChanges1763800600000 } from './1763800600000-payment-summary-on-real-changes';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Webhooks1763800300000,
   CustomerSummary1763800400000,
   OpenInvoicesByDueDate1763800500000,
+  PaymentSummaryOnRealChanges1763800600000,
 ];

@@ -128,12 +128,16 @@ describe('receivables ledger and balance (contract §6, §9)', () => {
     ]);
     for (const r of parallel) expect(r.body.applications).toHaveLength(1);
     for (const inv of [u, w]) expect((await app.get(`/api/v1/invoices/${inv.id}`, t.token)).body.status).toBe('paid');
+    // Unidentified cash that its reference identifies: the payment takes the customer on update.
+    const v = await invoice(c.id, 300, { issue_date: '2026-06-22', number: 'UNID-1' });
+    const unidentified = await app.post('/api/v1/payments', { amount: 300, currency: 'usd', payment_date: '2026-06-27', reference: 'UNID-1' }, t.token);
+    expect(unidentified.body).toMatchObject({ customer_id: c.id, status: 'applied', applications: [{ invoice_id: v.id }] });
     summary = (await app.get(`/api/v1/customers/${c.id}`, t.token)).body.ar_summary;
     expect(summary).toMatchObject({
-      total_invoiced: 1000 + 2000 + 500 + 700, // z void
-      total_paid: 1000 + 2000 + 2000 + 500 + 700,
+      total_invoiced: 1000 + 2000 + 500 + 700 + 300, // z void
+      total_paid: 1000 + 2000 + 2000 + 500 + 700 + 300,
       unapplied_payments: 2000,
-      average_days_to_pay: 7.8, // x 10, y 5 (the re-match counts), u and w 8: 31 / 4 = 7.75, one decimal
+      average_days_to_pay: 7.2, // x 10, y 5 (the re-match counts), u and w 8, v 5: 36 / 5
       last_payment: { id: wrong.id, amount: 2000, payment_date: '2026-06-30' },
     });
 

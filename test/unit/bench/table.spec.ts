@@ -1,4 +1,4 @@
-import { consoleTable, evaluateTargets, markdownTable, ratio, Row, RunStats, summarize } from '../../../bench/lib/table';
+import { consoleTable, cpuMarkdown, evaluateTargets, markdownTable, ratio, Row, RunStats, summarize } from '../../../bench/lib/table';
 
 const stats = (rps: number, p99: number, errors = 0): RunStats => ({ rps, p50: p99 / 2, p99, errors, requests: rps * 10, seconds: 10 });
 
@@ -47,5 +47,10 @@ describe('benchmark table arithmetic', () => {
     expect(md).toHaveLength(3);
     expect(md[2]).toBe('| GET /invoices/:id | 2,346 | 4.5 | 9 | 0 | 3,000 | 3 | 6 | 0 | 0.78× |');
     expect(consoleTable(rows).split('\n')[2]).toMatch(/GET \/invoices\/:id\s+2,346\s+4\.5\s+9\s+0\s+3,000\s+3\s+6\s+0\s+0\.78×$/);
+  });
+
+  it('lists the CPU per request of each server and of PostgreSQL, with a dash where it was not measured', () => {
+    const rows: Row[] = [{ id: 'p', name: 'POST /payments', service: { ...stats(385, 199), cpuMs: 1.184, pgCpuMs: 3.5 }, baseline: { ...stats(3034, 29), cpuMs: 0.15, pgCpuMs: null }, targets: {} }];
+    expect(cpuMarkdown(rows).split('\n')[2]).toBe('| POST /payments | 1.18 | 3.50 | 0.15 | - |');
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
@@ -22,6 +23,18 @@ interface ConnectionFile {
 }
 
 const DATABASE = 'receivables';
+const MB = 1024 * 1024;
+
+/**
+ * shared_buffers for the embedded server. PostgreSQL's own default (128 MB) is meant to start
+ * anywhere, not to serve: its guidance for a database server is a quarter of the memory. With
+ * 128 MB a tenant of a million invoices (4 GB of tables and indexes) reads most index pages of a
+ * write from the kernel's cache and writes dirty pages back itself (docs/benchmarks.md). A
+ * quarter of the memory, at least 128 MB and at most 4 GB; the memory is only used as it fills.
+ */
+export function sharedBuffersMb(memoryBytes = totalmem()): number {
+  return Math.min(4096, Math.max(128, Math.floor(memoryBytes / 4 / MB)));
+}
 
 export async function startEmbeddedPostgres(
   dataDir: string,
@@ -50,6 +63,7 @@ export async function startEmbeddedPostgres(
     persistent: true,
     // The binaries refuse to run as root; the library then runs them as a dedicated user.
     createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    postgresFlags: ['-c', `shared_buffers=${sharedBuffersMb()}MB`],
     onLog: () => undefined,
     onError: (e: unknown) => log(`postgres: ${String(e).trim()}`),
   });
