@@ -13,6 +13,8 @@ import { IdempotencyInterceptor } from './shared/infrastructure/idempotency/idem
 import { ProblemDetailsFilter } from './shared/http/problem-details.filter';
 import { RateLimitGuard } from './shared/http/rate-limit.guard';
 
+const accessLogs = (level: string) => ['trace', 'debug', 'info'].includes(level);
+
 @Module({})
 export class AppModule {
   static register(options: CoreOptions): DynamicModule {
@@ -20,12 +22,14 @@ export class AppModule {
       module: AppModule,
       imports: [
         LoggerModule.forRoot({
+          // Access lines are info-level: above info they are never written, and pino-http's
+          // per-request middleware (a child logger, a Nest middleware run through middie) is not
+          // installed at all: the lines still written (warnings, 5xx with their stack) name their
+          // request themselves (problem-details.filter.ts).
+          forRoutes: accessLogs(options.config.logLevel) ? undefined : [],
           pinoHttp: {
             level: options.config.logLevel,
-            // Access lines are info-level: above info they are never written, so the per-request
-            // listener and log object are skipped (5xx are still logged, with their stack, by the
-            // problem filter).
-            autoLogging: ['trace', 'debug', 'info'].includes(options.config.logLevel),
+            autoLogging: accessLogs(options.config.logLevel),
             genReqId: (req) => (req as { id?: string }).id ?? '',
             // Bound on every line of a request (its own logs and the completion line); the custom
             // req serializer below drops pino-http's own id, and customAttributeKeys.reqId alone

@@ -32,11 +32,21 @@ export class HttpProblem extends Error {
 const logger = new Logger('Errors');
 
 /**
+ * Logs what a 5xx does not tell the client. Inside pino-http's request scope every line carries
+ * the request_id already; without access logs that scope is not set up (app.module.ts), so the
+ * line names its request itself.
+ */
+function logFailure(error: unknown, requestId: string, scoped: boolean): void {
+  const fields = scoped ? {} : { request_id: requestId };
+  logger.error({ ...fields, err: error instanceof Error ? error : new Error(String(error)) }, 'request failed');
+}
+
+/**
  * Maps anything thrown to RFC 9457 problem+json. Used by the Nest exception filter and by
  * Fastify's own error handler (body parsing, size limits), so framework errors look the same.
- * A 5xx never carries a stack trace or SQL.
+ * A 5xx never carries a stack trace or SQL. `scoped`: whether the request has pino-http's logger.
  */
-export function toProblem(error: unknown, requestId: string): { body: ProblemDetails; headers: Record<string, string> } {
+export function toProblem(error: unknown, requestId: string, scoped = false): { body: ProblemDetails; headers: Record<string, string> } {
   if (error instanceof HttpProblem) return { body: problem(error.code, error.detail, requestId), headers: error.headers };
   if (error instanceof DomainError) return { body: problem(error.code, error.message, requestId, error.errors), headers: {} };
   if (error instanceof HttpException) {
@@ -52,7 +62,7 @@ export function toProblem(error: unknown, requestId: string): { body: ProblemDet
     const code = STATUS_TO_CODE[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
     if (status >= 500) {
       // A 5xx HttpException's message is written for operators (driver errors, hosts): log it, never send it.
-      logger.error(error.stack ?? error.message);
+      logFailure(error, requestId, scoped);
       return { body: problem(code, status === 503 ? 'The service is temporarily unavailable.' : 'An unexpected error occurred.', requestId), headers: {} };
     }
     const detail = status === 404 ? 'No such resource or route.' : error.message;
@@ -69,7 +79,7 @@ export function toProblem(error: unknown, requestId: string): { body: ProblemDet
   if (e?.code === '40001' || e?.code === '40P01' || e?.code === '55P03') {
     return { body: problem('conflict', 'A concurrent change conflicted with this request; retry it.', requestId), headers: {} };
   }
-  logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  logFailure(error, requestId, scoped);
   return { body: problem('internal_error', 'An unexpected error occurred.', requestId), headers: {} };
 }
 
@@ -92,7 +102,7 @@ function fastifyProblem(e: { code?: string; statusCode?: number; message?: strin
 }
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, error: unknown): void {
-  const { body, headers } = toProblem(error, String(request.id));
+  const { body, headers } = toProblem(error, String(request.id), (request.raw as { log?: unknown }).log !== undefined);
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   void reply.status(body.status).header('Content-Type', PROBLEM_CONTENT_TYPE).send(body);
 }

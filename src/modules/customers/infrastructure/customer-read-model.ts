@@ -98,6 +98,29 @@ type CustomerDetailRow = CustomerRow &
 const SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address, c.currency, c.payment_terms_days,
        c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.overdue_amount::text, c.created_at, c.updated_at`;
 
+/**
+ * The customer detail in one statement whatever the customer's size: the history figures are kept
+ * on the row (migration 1763800400000), the rest reads only open invoices and unapplied payments.
+ * Built once: the unit of work names prepared statements by their text ($1 tenant, $2 customer,
+ * $3 aging as of, $4 today).
+ */
+const CUSTOMER_DETAIL_SQL = `SELECT ${SELECT}, '' AS _keyset_value,
+        c.total_invoiced::text, c.total_paid::text,
+        ROUND(c.paid_days_sum::numeric / NULLIF(c.paid_invoice_count, 0), 1)::text AS average_days,
+        c.last_payment_id, lp.amount::text AS last_payment_amount, c.last_payment_date::text,
+        (SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
+          WHERE p.tenant_id = $1 AND p.customer_id = $2 AND p.status <> 'applied')::text AS unapplied,
+        o.*
+   FROM customers c
+   LEFT JOIN payments lp ON lp.tenant_id = c.tenant_id AND lp.id = c.last_payment_id
+  CROSS JOIN LATERAL (
+        SELECT COUNT(*)::int AS open_count,
+               COUNT(*) FILTER (WHERE i.due_date < $4::date)::int AS overdue_count,
+               COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE i.due_date < $4::date), 0)::text AS live_overdue_amount,
+               ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
+          FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}) o
+  WHERE c.tenant_id = $1 AND c.id = $2`;
+
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => `\\${m}`);
 }
@@ -158,25 +181,8 @@ export class CustomerReadModel {
   async get(tenantId: string, id: string, rawAsOf?: string): Promise<CustomerDetailView> {
     const asOf = this.asOf(rawAsOf);
     if (!isValidId(id, 'cus')) throw new NotFoundError('Customer', id);
-    // One statement whatever the customer's size: the history figures are kept on the row
-    // (migration 1763800400000), the rest reads only open invoices and unapplied payments.
     const [row] = await this.uow.query<CustomerDetailRow>(
-      `SELECT ${SELECT}, '' AS _keyset_value,
-              c.total_invoiced::text, c.total_paid::text,
-              ROUND(c.paid_days_sum::numeric / NULLIF(c.paid_invoice_count, 0), 1)::text AS average_days,
-              c.last_payment_id, lp.amount::text AS last_payment_amount, c.last_payment_date::text,
-              (SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
-                WHERE p.tenant_id = $1 AND p.customer_id = $2 AND p.status <> 'applied')::text AS unapplied,
-              o.*
-         FROM customers c
-         LEFT JOIN payments lp ON lp.tenant_id = c.tenant_id AND lp.id = c.last_payment_id
-        CROSS JOIN LATERAL (
-              SELECT COUNT(*)::int AS open_count,
-                     COUNT(*) FILTER (WHERE i.due_date < $4::date)::int AS overdue_count,
-                     COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE i.due_date < $4::date), 0)::text AS live_overdue_amount,
-                     ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
-                FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}) o
-        WHERE c.tenant_id = $1 AND c.id = $2`,
+      CUSTOMER_DETAIL_SQL,
       [tenantId, id, asOf, this.clock.today()],
     );
     if (!row) throw new NotFoundError('Customer', id);

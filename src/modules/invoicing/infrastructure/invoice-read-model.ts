@@ -73,6 +73,22 @@ function range(fromField: string, toField: string, from: string | number | undef
 }
 
 /** Invoice list and detail read straight from SQL into the public representation. */
+/**
+ * The invoice detail in one statement: the invoice with its active payment applications (the
+ * payments module's `payment_applications`) as parallel arrays, in the order they were applied.
+ * Built once: the unit of work names prepared statements by their text.
+ */
+const INVOICE_DETAIL_SQL = `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
+   FROM ${INVOICE_FROM}
+   LEFT JOIN LATERAL (
+        SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
+               array_agg(pa.id ORDER BY pa.applied_at, pa.id) AS application_ids,
+               array_agg(pa.amount::text ORDER BY pa.applied_at, pa.id) AS amounts,
+               array_agg(pa.applied_at ORDER BY pa.applied_at, pa.id) AS applied_ats
+          FROM payment_applications pa
+         WHERE pa.tenant_id = i.tenant_id AND pa.invoice_id = i.id AND pa.reversed_at IS NULL) a ON true
+  WHERE i.tenant_id = $1 AND i.id = $2`;
+
 @Injectable()
 export class InvoiceReadModel {
   constructor(
@@ -146,19 +162,8 @@ export class InvoiceReadModel {
 
   async get(tenantId: string, id: string): Promise<InvoiceDetailView> {
     if (!isValidId(id, 'inv')) throw new NotFoundError('Invoice', id);
-    // One statement: the invoice with its active payment applications (the payments module's
-    // `payment_applications`) as parallel arrays, in the order they were applied.
     const [row] = await this.uow.query<InvoiceViewRow & { payment_ids: string[] | null; application_ids: string[]; amounts: string[]; applied_ats: Date[] }>(
-      `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
-         FROM ${INVOICE_FROM}
-         LEFT JOIN LATERAL (
-              SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
-                     array_agg(pa.id ORDER BY pa.applied_at, pa.id) AS application_ids,
-                     array_agg(pa.amount::text ORDER BY pa.applied_at, pa.id) AS amounts,
-                     array_agg(pa.applied_at ORDER BY pa.applied_at, pa.id) AS applied_ats
-                FROM payment_applications pa
-               WHERE pa.tenant_id = i.tenant_id AND pa.invoice_id = i.id AND pa.reversed_at IS NULL) a ON true
-        WHERE i.tenant_id = $1 AND i.id = $2`,
+      INVOICE_DETAIL_SQL,
       [tenantId, id],
     );
     if (!row) throw new NotFoundError('Invoice', id);

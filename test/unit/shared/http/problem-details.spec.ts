@@ -127,6 +127,15 @@ describe('toProblem', () => {
     expect(logged).toHaveBeenCalledTimes(1);
   });
 
+  it('logs a failure with its error and request id, or without the id where the request logger carries it', () => {
+    const error = new Error('boom');
+    toProblem(error, RID);
+    expect(logged).toHaveBeenLastCalledWith({ request_id: RID, err: error }, 'request failed');
+    toProblem(new InternalServerErrorException('down'), RID, true);
+    expect(logged.mock.lastCall[0]).not.toHaveProperty('request_id');
+    expect(logged.mock.lastCall[0].err).toBeInstanceOf(InternalServerErrorException);
+  });
+
   describe('errors raised by Fastify before Nest sees the request', () => {
     it.each<[Record<string, unknown>, number, string]>([
       [{ code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413, message: 'Request body is too large' }, 413, 'payload_too_large'],
