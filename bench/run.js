@@ -91,7 +91,9 @@ async function main() {
   const baselineLog = join(logDir, `baseline-${runId}.log`);
   const profileDir = join(RESULTS, 'profiles', runId);
   const nodeFlags = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  // Both run with the malloc setting `npm start` and the image use (README, configuration).
   const service = spawnNode([...nodeFlags, join(DIST, 'main.js')], {
+    MALLOC_ARENA_MAX: '2',
     DATABASE_URL: db.url,
     PORT: String(servicePort),
     HOST: '127.0.0.1',
@@ -101,6 +103,7 @@ async function main() {
   }, serviceLog);
   cleanups.push(() => stopChild(service));
   const baseline = spawnNode([join(__dirname, 'baseline/server.js')], {
+    MALLOC_ARENA_MAX: '2',
     DATABASE_URL: db.url,
     PORT: String(baselinePort),
     POOL_SIZE: '10',
