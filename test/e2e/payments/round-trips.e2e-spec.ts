@@ -16,6 +16,7 @@ describe('POST /payments: database round trips', () => {
   let r: Receivables;
   const clock = new FixedClock(new Date('2026-03-15T12:00:00Z'));
   const sent: string[] = [];
+  const named: boolean[] = [];
   let spy: jest.SpyInstance;
 
   beforeAll(async () => {
@@ -26,6 +27,7 @@ describe('POST /payments: database round trips', () => {
     spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: any[]) {
       const q = args[0];
       sent.push(typeof q === 'string' ? q : q?.text);
+      named.push(typeof q === 'object' && typeof q?.name === 'string');
       return (original as any).apply(this, args);
     });
   });
@@ -46,6 +48,7 @@ describe('POST /payments: database round trips', () => {
     const inv = await r.invoice(c.id, 10_000);
     await r.payment({ customer_id: c.id, amount: 1, auto_match: 'none' }); // warms the client and rate-limit caches
     sent.length = 0;
+    named.length = 0;
     const res = await r.payment({ customer_id: c.id, amount: 10_000 });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'applied', applications: [{ invoice_id: inv.id, amount: 10_000 }] });
@@ -65,6 +68,10 @@ describe('POST /payments: database round trips', () => {
       'COMMIT',
       expect.stringMatching(/^SELECT p\.tenant_id, .* FROM payments$/), // the 201: the payment with its applications
     ]);
+    // Parsed and planned once per connection: every statement but the transaction's own and the
+    // outbox insert (its text varies with the number of events) is a named prepared statement.
+    const unnamed = sent.filter((_, i) => !named[i]).map(kind);
+    expect(unnamed).toEqual(['START TRANSACTION ISOLATION LEVEL READ COMMITTED', 'WITH INSERT INTO outbox', 'COMMIT']);
   });
 
   it('the events of that transaction reach the outbox in the order they happened', async () => {

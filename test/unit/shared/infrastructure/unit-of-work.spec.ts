@@ -12,11 +12,23 @@ import { OutboxWriter } from '../../../../src/shared/infrastructure/outbox/outbo
 function setup(options: { failCommitOnce?: { code: string } } = {}) {
   const log: string[] = [];
   const written: DomainEvent[][] = [];
+  const named: string[] = [];
   let failCommit = options.failCommitOnce;
   class FakeRunner {
     isTransactionActive = false;
     manager = { query: (sql: string) => this.query(sql) };
-    async connect() {}
+    isReleased = false;
+    // The pg client the transaction's named statements go to.
+    client = {
+      query: async (q: { name: string; text: string }) => {
+        log.push(q.text);
+        named.push(q.name);
+        return { command: q.text.split(' ')[0], rows: [{ n: 1 }], rowCount: 1 };
+      },
+    };
+    async connect() {
+      return this.client;
+    }
     async release() {}
     async query(sql: string): Promise<unknown[]> {
       log.push(sql);
@@ -48,7 +60,7 @@ function setup(options: { failCommitOnce?: { code: string } } = {}) {
       log.push(`OUTBOX ${events.map((e) => e.type).join(',')}`);
     },
   } as unknown as OutboxWriter;
-  return { uow: new UnitOfWork(dataSource, outbox), log, written };
+  return { uow: new UnitOfWork(dataSource, outbox), log, written, named };
 }
 
 const event = (type: string, id = 'pay_1'): DomainEvent => ({
@@ -68,6 +80,20 @@ describe('UnitOfWork', () => {
     });
     expect(log).toEqual([BEGIN_TRANSACTION, 'SELECT 1', 'COMMIT']);
     expect(BEGIN_TRANSACTION).toBe('START TRANSACTION ISOLATION LEVEL READ COMMITTED');
+  });
+
+  it('sends a transaction\'s statements as named prepared statements, with the results shaped as TypeORM shapes them', async () => {
+    const { uow, named } = setup();
+    const results = await uow.run(async () => [
+      await uow.query('SELECT n FROM t WHERE id = $1', [1]),
+      await uow.query('UPDATE t SET n = n + 1 WHERE id = $1 RETURNING n', [1]),
+      await uow.query('SELECT n FROM t WHERE id = $1', [2]),
+    ]);
+    // TypeORM's query() gives [rows, affected] for UPDATE and DELETE, the rows otherwise.
+    expect(results).toEqual([[{ n: 1 }], [[{ n: 1 }], 1], [{ n: 1 }]]);
+    expect(named[0]).toMatch(/^uow_[0-9a-f]{20}$/);
+    expect(named[2]).toBe(named[0]); // one name per text: parsed and planned once per connection
+    expect(named[1]).not.toBe(named[0]);
   });
 
   it('writes all events of a transaction to the outbox in one statement, in publication order, just before commit', async () => {
