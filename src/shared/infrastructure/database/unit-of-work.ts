@@ -19,6 +19,12 @@ interface TransactionContext {
   identities: Map<string, object>;
 }
 
+/** A statement text's prepared-statement name (null: sent unnamed) and whether it only reads. */
+interface Statement {
+  name: string | null;
+  plainRead: boolean;
+}
+
 /** PostgreSQL errors worth retrying the whole transaction for. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 3;
@@ -96,14 +102,14 @@ export class UnitOfWork {
     return result.rows;
   }
 
-  private readonly statements = new Map<string, { name: string | null; plainRead: boolean }>();
+  private readonly statements = new Map<string, Statement>();
   private pgPool?: Pool;
 
   /** A text's prepared-statement name (the first MAX_PREPARED texts get one) and whether it only reads. */
-  private statement(sql: string): { name: string | null; plainRead: boolean } {
+  private statement(sql: string): Statement {
     const known = this.statements.get(sql);
     if (known) return known;
-    const statement = { name: null as string | null, plainRead: PLAIN_SELECT.test(sql) && !NOT_PLAIN.test(sql) };
+    const statement: Statement = { name: null, plainRead: PLAIN_SELECT.test(sql) && !NOT_PLAIN.test(sql) };
     if (this.statements.size < MAX_PREPARED) {
       statement.name = `uow_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
       this.statements.set(sql, statement);
