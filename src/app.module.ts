@@ -6,6 +6,7 @@ import { AuthModule, JwtAuthGuard, ScopesGuard } from './modules/auth';
 import { CustomersModule } from './modules/customers/customers.module';
 import { InvoicingModule } from './modules/invoicing/invoicing.module';
 import { PaymentsModule } from './modules/payments/payments.module';
+import { SettingsModule } from './modules/settings';
 import { StatusModule } from './modules/status/status.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { CoreModule, CoreOptions } from './shared/infrastructure/core.module';
@@ -50,6 +51,7 @@ export class AppModule {
         InvoicingModule,
         PaymentsModule,
         WebhooksModule,
+        SettingsModule,
       ],
       providers: [
         // Guards run in this order: who is calling, how often, and may they.

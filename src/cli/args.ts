@@ -4,7 +4,19 @@ export type CliCommand =
   | { kind: 'migrate' }
   | { kind: 'tenant-create'; name: string; scopes?: string; rateLimit?: number; json: boolean }
   | { kind: 'client-create'; tenantId: string; name?: string; scopes?: string; rateLimit?: number; json: boolean }
-  | { kind: 'client-revoke'; clientId: string; json: boolean };
+  | { kind: 'client-revoke'; clientId: string; json: boolean }
+  | { kind: 'settings-show'; tenantId: string; json: boolean }
+  | { kind: 'settings-set'; tenantId: string; changes: SettingsChanges; json: boolean };
+
+/** The settings a `settings set` names, field by field (the rest of each section stays as it is). */
+export interface SettingsChanges {
+  timezone?: string;
+  shortPayAmount?: number;
+  shortPayPercent?: number;
+  payerNameMatching?: boolean;
+  remindersEnabled?: boolean;
+  reminderDays?: number[];
+}
 
 /** A mistake in how the CLI was called (exit code 2), as opposed to a failed command (1). */
 export class UsageError extends Error {}
@@ -18,6 +30,12 @@ Commands:
   client create --tenant <tenant_id>       create another API client for a tenant
                 [--name <name>] [--scopes "<s> ..."] [--rate-limit <n>] [--json]
   client revoke <client_id> [--json]       revoke a client; its tokens stop working
+  settings show --tenant <tenant_id>       print a tenant's settings
+                [--json]
+  settings set --tenant <tenant_id>        change a tenant's settings (what is not named stays)
+                [--timezone <IANA name>] [--short-pay-amount <minor units>]
+                [--short-pay-percent <percent>] [--payer-name-matching true|false]
+                [--reminders true|false] [--reminder-days "-3,1,7,14,30"] [--json]
 
 Options:
   --scopes       space- or comma-separated subset of the scopes (default: all)
@@ -78,6 +96,35 @@ function rateLimit(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+function bool(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw new UsageError(`--${name} must be true or false`);
+  return value === 'true';
+}
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} must be an integer`);
+  return Number(value);
+}
+
+function settingsChanges(o: Record<string, string | undefined>): SettingsChanges {
+  const percent = o['short-pay-percent'];
+  if (percent !== undefined && !/^\d+(\.\d+)?$/.test(percent)) throw new UsageError('--short-pay-percent must be a number such as 1.5');
+  const days = o['reminder-days'];
+  const changes: SettingsChanges = {
+    timezone: o.timezone,
+    shortPayAmount: integer('short-pay-amount', o['short-pay-amount']),
+    shortPayPercent: percent === undefined ? undefined : Number(percent),
+    payerNameMatching: bool('payer-name-matching', o['payer-name-matching']),
+    remindersEnabled: bool('reminders', o.reminders),
+    reminderDays: days === undefined ? undefined : days.trim() === '' ? [] : days.split(',').map((d) => integer('reminder-days', d)!),
+  };
+  const named = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as SettingsChanges;
+  if (Object.keys(named).length === 0) throw new UsageError('settings set needs at least one setting to change');
+  return named;
+}
+
 function noMorePositionals(parsed: Parsed, count: number): void {
   if (parsed.positional.length > count) throw new UsageError(`unexpected argument "${parsed.positional[count]}"`);
 }
@@ -111,6 +158,18 @@ export function parseArgs(argv: string[]): CliCommand {
       if (!clientId) throw new UsageError('client revoke needs a <client_id>');
       noMorePositionals(parsed, 3);
       return { kind: 'client-revoke', clientId, json };
+    }
+    case 'settings show': {
+      noMorePositionals(parsed, 2);
+      const o = take(parsed, ['tenant']);
+      if (!o.tenant) throw new UsageError('settings show needs --tenant <tenant_id>');
+      return { kind: 'settings-show', tenantId: o.tenant, json };
+    }
+    case 'settings set': {
+      noMorePositionals(parsed, 2);
+      const o = take(parsed, ['tenant', 'timezone', 'short-pay-amount', 'short-pay-percent', 'payer-name-matching', 'reminders', 'reminder-days']);
+      if (!o.tenant) throw new UsageError('settings set needs --tenant <tenant_id>');
+      return { kind: 'settings-set', tenantId: o.tenant, changes: settingsChanges(o), json };
     }
     default:
       throw new UsageError(`unknown command "${parsed.positional.join(' ')}"`);

@@ -15,7 +15,7 @@ export async function verifyLineMath(generator: TenantGenerator, customer: Custo
       number: 'INV-CHECK',
       customer: { id: customer.id, name: customer.name, email: customer.email, currency: customer.currency, paymentTermsDays: customer.paymentTermsDays },
       lineItems: lines.map((l) => ({ description: l.description, quantity: l.quantity, unit_amount: l.unit_amount, discount_amount: l.discount_amount, tax_rate: l.tax_rate })),
-      now,
+      at: { now, today: now.toISOString().slice(0, 10) },
     }).toSnapshot();
     const expected = invoice.lineItems.map((l) => [l.quantity, l.tax_rate, l.gross_amount, l.amount, l.tax_amount].join('/'));
     const actual = lines.map((l) => [l.quantity, l.tax_rate, l.gross_amount, l.amount, l.tax_amount].join('/'));

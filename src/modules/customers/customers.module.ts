@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SettingsModule } from '../settings';
 import { CreateCustomerHandler } from './application/create-customer.command';
 import { GetCustomerHandler } from './application/get-customer.query';
 import { ListCustomersHandler } from './application/list-customers.query';
@@ -15,6 +16,7 @@ import { ReceivablesProjection } from './infrastructure/receivables.projection';
 import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.repository';
 
 @Module({
+  imports: [SettingsModule],
   controllers: [CustomersController, StatementController],
   providers: [
     { provide: CustomerRepository, useClass: TypeormCustomerRepository },

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CustomersModule } from '../customers';
+import { SettingsModule } from '../settings';
 import { CreateInvoiceHandler } from './application/create-invoice.command';
 import { GetInvoiceHandler } from './application/get-invoice.query';
 import { ListInvoicesHandler } from './application/list-invoices.query';
@@ -12,7 +13,7 @@ import { TypeormInvoiceNumberRepository } from './infrastructure/typeorm-invoice
 import { TypeormInvoiceRepository } from './infrastructure/typeorm-invoice.repository';
 
 @Module({
-  imports: [CustomersModule],
+  imports: [CustomersModule, SettingsModule],
   controllers: [InvoicesController],
   providers: [
     { provide: InvoiceRepository, useClass: TypeormInvoiceRepository },

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CustomersModule } from '../customers';
 import { InvoicingModule } from '../invoicing';
+import { SettingsModule } from '../settings';
 import { PaymentsController } from './api/payments.controller';
 import { AutoMatchPaymentHandler } from './application/auto-match-payment.handler';
 import { GetPaymentHandler } from './application/get-payment.query';
@@ -14,7 +15,7 @@ import { SqlMatchCandidateSource } from './infrastructure/sql-match-candidate.so
 import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repository';
 
 @Module({
-  imports: [CustomersModule, InvoicingModule],
+  imports: [CustomersModule, InvoicingModule, SettingsModule],
   controllers: [PaymentsController],
   providers: [
     { provide: PaymentRepository, useClass: TypeormPaymentRepository },

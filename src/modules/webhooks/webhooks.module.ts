@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/config';
 import { InvoicingModule } from '../invoicing';
+import { SettingsModule } from '../settings';
 import { WebhooksController } from './api/webhooks.controller';
 import { CreateWebhookEndpointHandler } from './application/create-webhook-endpoint.command';
 import { DeleteWebhookEndpointHandler } from './application/delete-webhook-endpoint.command';
@@ -24,7 +25,7 @@ import { WebhookRelay } from './infrastructure/webhook-relay';
 import { WebhookUrlGuard } from './infrastructure/webhook-url-guard';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpointOrmEntity]), InvoicingModule],
+  imports: [TypeOrmModule.forFeature([WebhookEndpointOrmEntity]), InvoicingModule, SettingsModule],
   controllers: [WebhooksController],
   providers: [
     { provide: RELAY_SETTINGS, useFactory: (config: AppConfig) => relaySettings(config), inject: [APP_CONFIG] },

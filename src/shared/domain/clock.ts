@@ -1,11 +1,16 @@
-/** Time as the domain sees it; tests pass a fixed clock. */
+/**
+ * Time as the domain sees it; tests pass a fixed clock. It gives instants only: a business date
+ * is the tenant's local date, which the settings module's TenantCalendar derives from this clock.
+ */
 export abstract class Clock {
   abstract now(): Date;
+}
 
-  /** Today's business date (UTC), `YYYY-MM-DD`. */
-  today(): string {
-    return toDateString(this.now());
-  }
+/** A moment as a tenant sees it: the instant, and the business date it falls on in the tenant's time zone. */
+export interface BusinessTime {
+  readonly now: Date;
+  /** `YYYY-MM-DD` */
+  readonly today: string;
 }
 
 export class SystemClock extends Clock {
@@ -30,6 +35,7 @@ export class FixedClock extends Clock {
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** The UTC calendar date of an instant (a tenant's business date comes from TenantCalendar). */
 export function toDateString(date: Date): string {
   return date.toISOString().slice(0, 10);
 }

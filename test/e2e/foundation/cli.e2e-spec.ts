@@ -1,3 +1,4 @@
+import { ALL_SCOPES } from '../../../src/modules/auth';
 import { isValidId } from '../../../src/shared/domain/ids';
 import { ensureBuilt } from '../../support/build';
 import { ProcessResult, runNode } from '../../support/child-process';
@@ -65,7 +66,7 @@ describe('CLI (npm run cli)', () => {
 
     const token = await tokenFor(created.client_id, created.client_secret);
     expect(token.status).toBe(200);
-    expect(token.body.scope.split(' ')).toHaveLength(8);
+    expect(token.body.scope.split(' ')).toEqual([...ALL_SCOPES]);
     const status = await app.get('/api/v1/status', token.body.access_token);
     expect(status.status).toBe(200);
     expect(status.headers.get('ratelimit-limit')).toBe('1000');

@@ -21,7 +21,8 @@ export const InvoiceStateMother = {
     await uow.run(async () => {
       const invoice = await invoices.findByIdForUpdate(tenantId, invoiceId);
       if (!invoice) throw new Error(`no invoice ${invoiceId}`);
-      invoice.applyPayment(Money.of(amount, invoice.currency), PAYMENT_ID, 'app_01jc9x7m3ef0ab6yr2t0n4q8zd', now, now.toISOString().slice(0, 10));
+      const today = now.toISOString().slice(0, 10); // the tests using this mother run on UTC tenants
+      invoice.applyPayment(Money.of(amount, invoice.currency), PAYMENT_ID, 'app_01jc9x7m3ef0ab6yr2t0n4q8zd', { now, today }, today);
       await invoices.save(invoice);
       await InvoiceStateMother.receive(app, { tenantId, customerId: invoice.customerId, entryDate: now.toISOString().slice(0, 10), credit: amount });
     });

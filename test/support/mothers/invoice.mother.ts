@@ -1,8 +1,11 @@
+import { BusinessTime } from '../../../src/shared/domain/clock';
 import { Money } from '../../../src/shared/domain/money';
 import { Invoice, InvoiceCustomer, InvoiceStatus, LineItemInput } from '../../../src/modules/invoicing';
 
 export const CUSTOMER: InvoiceCustomer = { id: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd', name: 'Acme', email: 'ap@acme.example', currency: 'usd', paymentTermsDays: 30 };
 export const NOW = new Date('2026-03-15T12:00:00Z');
+/** NOW as a tenant on UTC sees it. */
+export const AT: BusinessTime = { now: NOW, today: '2026-03-15' };
 
 /** Test data for invoices: API request bodies and aggregates in any status. */
 export const InvoiceMother = {
@@ -23,7 +26,7 @@ export const InvoiceMother = {
       customer: CUSTOMER,
       lineItems: [InvoiceMother.line()],
       issueDate: '2026-03-01',
-      now: NOW,
+      at: AT,
       ...overrides,
     });
   },
@@ -34,10 +37,10 @@ export const InvoiceMother = {
    */
   inStatus(status: InvoiceStatus): Invoice {
     const invoice = InvoiceMother.create({ status: status === 'draft' ? 'draft' : 'open' });
-    if (status === 'partially_paid') invoice.applyPayment(Money.of(4000, 'usd'), 'pay_1', 'app_1', NOW, '2026-03-01');
-    if (status === 'paid') invoice.applyPayment(Money.of(10000, 'usd'), 'pay_1', 'app_1', NOW, '2026-03-01');
-    if (status === 'void') invoice.update({ status: 'void' }, NOW);
-    if (status === 'uncollectible') invoice.update({ status: 'uncollectible' }, NOW);
+    if (status === 'partially_paid') invoice.applyPayment(Money.of(4000, 'usd'), 'pay_1', 'app_1', AT, '2026-03-01');
+    if (status === 'paid') invoice.applyPayment(Money.of(10000, 'usd'), 'pay_1', 'app_1', AT, '2026-03-01');
+    if (status === 'void') invoice.update({ status: 'void' }, AT);
+    if (status === 'uncollectible') invoice.update({ status: 'uncollectible' }, AT);
     return InvoiceMother.persisted(invoice);
   },
 

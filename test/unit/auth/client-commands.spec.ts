@@ -59,7 +59,7 @@ describe('client provisioning commands', () => {
     expect(isValidId(created.tenant_id, 'ten')).toBe(true);
     expect(isValidId(created.client_id, 'cli')).toBe(true);
     expect(created.client_secret).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
-    expect(created.scopes).toHaveLength(8);
+    expect(created.scopes).toHaveLength(10);
     expect(repo.tenants.get(created.tenant_id)).toMatchObject({ name: 'Acme', createdAt: clock.now() });
     const stored = repo.clients.get(created.client_id)!;
     expect(stored).toMatchObject({ tenantId: created.tenant_id, rateLimit: null, revokedAt: null });

@@ -3,7 +3,7 @@ import { isScope, parseScopes } from '../../../src/modules/auth/domain/scopes';
 import { ValidationError } from '../../../src/shared/domain/domain-error';
 
 describe('scopes', () => {
-  it('lists exactly the eight scopes of the contract', () => {
+  it('lists exactly the ten scopes of the contract', () => {
     expect([...ALL_SCOPES].sort()).toEqual(
       [
         'customers:read',
@@ -14,6 +14,8 @@ describe('scopes', () => {
         'payments:write',
         'webhooks:read',
         'webhooks:write',
+        'settings:read',
+        'settings:write',
       ].sort(),
     );
   });

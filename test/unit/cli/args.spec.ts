@@ -18,6 +18,20 @@ describe('CLI arguments', () => {
     ],
     [['client', 'revoke', 'cli_1'], { kind: 'client-revoke', clientId: 'cli_1', json: false }],
     [['client', 'revoke', '--json', 'cli_1'], { kind: 'client-revoke', clientId: 'cli_1', json: true }],
+    [['settings', 'show', '--tenant', 'ten_1'], { kind: 'settings-show', tenantId: 'ten_1', json: false }],
+    [
+      ['settings', 'set', '--tenant', 'ten_1', '--timezone', 'America/Los_Angeles', '--json'],
+      { kind: 'settings-set', tenantId: 'ten_1', changes: { timezone: 'America/Los_Angeles' }, json: true },
+    ],
+    [
+      ['settings', 'set', '--tenant=ten_1', '--short-pay-amount', '500', '--short-pay-percent', '1.5', '--payer-name-matching', 'false'],
+      { kind: 'settings-set', tenantId: 'ten_1', changes: { shortPayAmount: 500, shortPayPercent: 1.5, payerNameMatching: false }, json: false },
+    ],
+    [
+      ['settings', 'set', '--tenant', 'ten_1', '--reminders', 'true', '--reminder-days', '-3,1,7'],
+      { kind: 'settings-set', tenantId: 'ten_1', changes: { remindersEnabled: true, reminderDays: [-3, 1, 7] }, json: false },
+    ],
+    [['settings', 'set', '--tenant', 'ten_1', '--reminder-days='], { kind: 'settings-set', tenantId: 'ten_1', changes: { reminderDays: [] }, json: false }],
   ])('%p', (argv, expected) => {
     expect(parseArgs(argv)).toEqual(expected);
   });
@@ -41,6 +55,14 @@ describe('CLI arguments', () => {
     [['client', 'revoke', 'cli_1', 'cli_2'], /unexpected argument "cli_2"/],
     [['migrate', '--force', 'yes'], /unknown option --force/],
     [['migrate', '--json=1'], /takes no value/],
+    [['settings', 'show'], /--tenant/],
+    [['settings', 'set', '--tenant', 'ten_1'], /at least one setting/],
+    [['settings', 'set', '--timezone', 'UTC'], /--tenant/],
+    [['settings', 'set', '--tenant', 'ten_1', '--reminders', 'yes'], /true or false/],
+    [['settings', 'set', '--tenant', 'ten_1', '--short-pay-amount', '5.5'], /integer/],
+    [['settings', 'set', '--tenant', 'ten_1', '--short-pay-percent', '1e3'], /number/],
+    [['settings', 'set', '--tenant', 'ten_1', '--reminder-days', '1,x'], /integer/],
+    [['settings', 'set', '--tenant', 'ten_1', '--language', 'fr'], /unknown option --language/],
   ])('%p is a usage error %p', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(UsageError);
     expect(() => parseArgs(argv)).toThrow(message);

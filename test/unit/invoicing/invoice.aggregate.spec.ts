@@ -1,10 +1,10 @@
-import { FixedClock } from '../../../src/shared/domain/clock';
 import { ConflictError, InvalidStateError, ValidationError } from '../../../src/shared/domain/domain-error';
 import { Money } from '../../../src/shared/domain/money';
 import { INVOICE_STATUSES, Invoice, InvoicePatch, InvoiceStatus } from '../../../src/modules/invoicing';
-import { CUSTOMER, InvoiceMother, NOW } from '../../support/mothers/invoice.mother';
+import { AT, CUSTOMER, InvoiceMother, NOW } from '../../support/mothers/invoice.mother';
 
 const LATER = new Date('2026-03-20T09:00:00Z');
+const LATER_AT = { now: LATER, today: '2026-03-20' };
 const usd = (n: number) => Money.of(n, 'usd');
 const types = (invoice: Invoice) => invoice.pullEvents().map((e) => e.type);
 
@@ -66,7 +66,7 @@ describe('Invoice status machine (PATCH {status})', () => {
 
   it.each(allowed)('%s → %s is allowed, records its events and ledger movement', (from, to, events, movements) => {
     const invoice = InvoiceMother.inStatus(from);
-    invoice.update({ status: to }, LATER);
+    invoice.update({ status: to }, LATER_AT);
     expect(invoice.status).toBe(to);
     expect(invoice.version).toBe(2);
     expect(types(invoice)).toEqual(events);
@@ -80,7 +80,7 @@ describe('Invoice status machine (PATCH {status})', () => {
   it.each(refused)('%s → %s is refused with invalid_state and changes nothing', (from, to) => {
     const invoice = InvoiceMother.inStatus(from);
     const before = invoice.toSnapshot();
-    expect(() => invoice.update({ status: to }, LATER)).toThrow(InvalidStateError);
+    expect(() => invoice.update({ status: to }, LATER_AT)).toThrow(InvalidStateError);
     expect(invoice.toSnapshot()).toEqual(before);
     expect(invoice.pullEvents()).toEqual([]);
   });
@@ -90,20 +90,20 @@ describe('Invoice status machine (PATCH {status})', () => {
   });
 
   it('answers an unknown status with a validation error (400)', () => {
-    expect(() => InvoiceMother.inStatus('open').update({ status: 'closed' }, LATER)).toThrow(ValidationError);
+    expect(() => InvoiceMother.inStatus('open').update({ status: 'closed' }, LATER_AT)).toThrow(ValidationError);
   });
 
   it('treats the current status as no change: no event, same version', () => {
     const invoice = InvoiceMother.inStatus('open');
-    invoice.update({ status: 'open' }, LATER);
+    invoice.update({ status: 'open' }, LATER_AT);
     expect(invoice.version).toBe(1);
     expect(invoice.pullEvents()).toEqual([]);
   });
 
   it('reopens an uncollectible invoice with payments as partially paid, owing what was written off', () => {
     const invoice = InvoiceMother.inStatus('partially_paid');
-    invoice.update({ status: 'uncollectible' }, LATER);
-    invoice.update({ status: 'open' }, LATER);
+    invoice.update({ status: 'uncollectible' }, LATER_AT);
+    invoice.update({ status: 'open' }, LATER_AT);
     expect(invoice.status).toBe('partially_paid');
     expect(invoice.pullMovements().map((m) => [m.type, m.debit - m.credit])).toEqual([
       ['write_off', -6000],
@@ -113,7 +113,7 @@ describe('Invoice status machine (PATCH {status})', () => {
 
   it('records previous_attributes of the changed fields on invoice.updated', () => {
     const invoice = InvoiceMother.inStatus('draft');
-    invoice.update({ status: 'open', memo: 'Thanks' }, LATER);
+    invoice.update({ status: 'open', memo: 'Thanks' }, LATER_AT);
     const updated = invoice.pullEvents().find((e) => e.type === 'invoice.updated')!;
     expect(updated.data.previous_attributes).toEqual({ status: 'draft', memo: null });
     expect(updated.data.object).toMatchObject({ status: 'open', memo: 'Thanks', version: 2, updated_at: LATER.toISOString() });
@@ -146,22 +146,22 @@ describe('Invoice field rules per status (PATCH)', () => {
   it.each(cases)('%s invoice, %s: allowed=%s', (status, field, ok) => {
     const invoice = InvoiceMother.inStatus(status);
     if (ok) {
-      invoice.update(patches[field], LATER);
+      invoice.update(patches[field], LATER_AT);
       expect(invoice.status).toBe(status);
     } else {
-      expect(() => invoice.update(patches[field], LATER)).toThrow(InvalidStateError);
+      expect(() => invoice.update(patches[field], LATER_AT)).toThrow(InvalidStateError);
       expect(invoice.version).toBe(1);
     }
   });
 
   it('checks the field rules before the values', () => {
-    expect(() => InvoiceMother.inStatus('paid').update({ due_date: 'not a date' }, LATER)).toThrow(InvalidStateError);
+    expect(() => InvoiceMother.inStatus('paid').update({ due_date: 'not a date' }, LATER_AT)).toThrow(InvalidStateError);
   });
 
   it('applies nothing of a PATCH that is partly invalid', () => {
     const invoice = InvoiceMother.inStatus('open');
     const before = invoice.toSnapshot();
-    expect(() => invoice.update({ memo: 'changed', due_date: '2026-02-01' }, LATER)).toThrow(ValidationError);
+    expect(() => invoice.update({ memo: 'changed', due_date: '2026-02-01' }, LATER_AT)).toThrow(ValidationError);
     expect(invoice.toSnapshot()).toEqual(before);
   });
 });
@@ -169,8 +169,8 @@ describe('Invoice field rules per status (PATCH)', () => {
 describe('Editing the lines of an open invoice', () => {
   it('posts an adjustment of the change in total, dated the day of the edit', () => {
     const invoice = InvoiceMother.inStatus('open');
-    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 12500 })] }, LATER);
-    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 9000 })] }, LATER);
+    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 12500 })] }, LATER_AT);
+    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 9000 })] }, LATER_AT);
     expect(invoice.pullMovements()).toEqual([
       { type: 'adjustment', date: '2026-03-20', debit: 2500, credit: 0, description: 'Invoice INV-000001 lines changed' },
       { type: 'adjustment', date: '2026-03-20', debit: 0, credit: 3500, description: 'Invoice INV-000001 lines changed' },
@@ -180,8 +180,8 @@ describe('Editing the lines of an open invoice', () => {
 
   it('refuses a new total below amount_paid (409) and becomes paid at exactly amount_paid', () => {
     const invoice = InvoiceMother.inStatus('partially_paid'); // 4000 paid
-    expect(() => invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 3999 })] }, LATER)).toThrow(InvalidStateError);
-    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 4000 })] }, LATER);
+    expect(() => invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 3999 })] }, LATER_AT)).toThrow(InvalidStateError);
+    invoice.update({ line_items: [InvoiceMother.line({ unit_amount: 4000 })] }, LATER_AT);
     expect(invoice.status).toBe('paid');
     expect(types(invoice)).toEqual(['invoice.updated', 'invoice.paid']);
   });
@@ -189,20 +189,20 @@ describe('Editing the lines of an open invoice', () => {
   it('keeps the id of a line that names it, and refuses unknown line ids', () => {
     const invoice = InvoiceMother.inStatus('open');
     const [line] = invoice.toJSON('2026-03-15').line_items;
-    invoice.update({ line_items: [{ ...InvoiceMother.line({ unit_amount: 500 }), id: line.id }, InvoiceMother.line()] }, LATER);
+    invoice.update({ line_items: [{ ...InvoiceMother.line({ unit_amount: 500 }), id: line.id }, InvoiceMother.line()] }, LATER_AT);
     expect(invoice.toJSON('2026-03-15').line_items[0].id).toBe(line.id);
-    expect(() => invoice.update({ line_items: [{ ...InvoiceMother.line(), id: 'li_01jc9x7m3ef0ab6yr2t0n4q8zd' }] }, LATER)).toThrow(ValidationError);
+    expect(() => invoice.update({ line_items: [{ ...InvoiceMother.line(), id: 'li_01jc9x7m3ef0ab6yr2t0n4q8zd' }] }, LATER_AT)).toThrow(ValidationError);
   });
 });
 
 describe('Disputes', () => {
   it('opens with a reason (amount defaults to the amount due) and resolves', () => {
     const invoice = InvoiceMother.inStatus('partially_paid');
-    invoice.update({ dispute: { status: 'open', reason: 'damaged' } }, LATER);
+    invoice.update({ dispute: { status: 'open', reason: 'damaged' } }, LATER_AT);
     expect(invoice.isDisputed).toBe(true);
     expect(invoice.dispute).toEqual({ status: 'open', reason: 'damaged', amount: 6000, openedAt: LATER, resolvedAt: null });
     expect(types(invoice)).toEqual(['invoice.updated', 'dispute.opened']);
-    invoice.update({ dispute: { status: 'resolved' } }, NOW);
+    invoice.update({ dispute: { status: 'resolved' } }, AT);
     expect(invoice.isDisputed).toBe(false);
     expect(invoice.dispute).toMatchObject({ status: 'resolved', resolvedAt: NOW });
     expect(types(invoice)).toEqual(['invoice.updated', 'dispute.resolved']);
@@ -210,24 +210,24 @@ describe('Disputes', () => {
 
   it('requires a reason (400) and refuses a second open dispute or resolving none (409)', () => {
     const invoice = InvoiceMother.inStatus('open');
-    expect(() => invoice.update({ dispute: { status: 'open' } }, LATER)).toThrow(ValidationError);
-    expect(() => invoice.update({ dispute: { status: 'resolved' } }, LATER)).toThrow(InvalidStateError);
-    invoice.update({ dispute: { status: 'open', reason: 'wrong', amount: 100 } }, LATER);
-    expect(() => invoice.update({ dispute: { status: 'open', reason: 'again' } }, LATER)).toThrow(InvalidStateError);
-    expect(() => invoice.update({ dispute: { status: 'open', reason: 'x', amount: 10001 } }, LATER)).toThrow(InvalidStateError);
+    expect(() => invoice.update({ dispute: { status: 'open' } }, LATER_AT)).toThrow(ValidationError);
+    expect(() => invoice.update({ dispute: { status: 'resolved' } }, LATER_AT)).toThrow(InvalidStateError);
+    invoice.update({ dispute: { status: 'open', reason: 'wrong', amount: 100 } }, LATER_AT);
+    expect(() => invoice.update({ dispute: { status: 'open', reason: 'again' } }, LATER_AT)).toThrow(InvalidStateError);
+    expect(() => invoice.update({ dispute: { status: 'open', reason: 'x', amount: 10001 } }, LATER_AT)).toThrow(InvalidStateError);
   });
 
   it('refuses a disputed amount above the total (400)', () => {
-    expect(() => InvoiceMother.inStatus('open').update({ dispute: { status: 'open', reason: 'x', amount: 10001 } }, LATER)).toThrow(ValidationError);
+    expect(() => InvoiceMother.inStatus('open').update({ dispute: { status: 'open', reason: 'x', amount: 10001 } }, LATER_AT)).toThrow(ValidationError);
   });
 });
 
 describe('Payment applications (the API payments uses)', () => {
   it('moves open → partially_paid → paid, recording invoice.updated and then invoice.paid', () => {
     const invoice = InvoiceMother.inStatus('open');
-    invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER, '2026-03-05');
+    invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER_AT, '2026-03-05');
     expect([invoice.status, invoice.amountPaid.amount, invoice.amountDue.amount]).toEqual(['partially_paid', 2500, 7500]);
-    invoice.applyPayment(usd(7500), 'pay_2', 'app_2', LATER, '2026-03-05');
+    invoice.applyPayment(usd(7500), 'pay_2', 'app_2', LATER_AT, '2026-03-05');
     expect([invoice.status, invoice.amountDue.amount]).toEqual(['paid', 0]);
     const events = invoice.pullEvents();
     expect(events.map((e) => e.type)).toEqual(['invoice.updated', 'invoice.updated', 'invoice.paid']);
@@ -237,52 +237,49 @@ describe('Payment applications (the API payments uses)', () => {
 
   it('is paid on the date of the payment that settles it, and no longer once an application is reversed', () => {
     const invoice = InvoiceMother.inStatus('open');
-    invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER, '2026-03-02');
+    invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER_AT, '2026-03-02');
     expect(invoice.toSnapshot().paidOn).toBeNull();
-    invoice.applyPayment(usd(7500), 'pay_2', 'app_2', LATER, '2026-03-04'); // recorded on the 20th, received on the 4th
+    invoice.applyPayment(usd(7500), 'pay_2', 'app_2', LATER_AT, '2026-03-04'); // recorded on the 20th, received on the 4th
     expect(invoice.toSnapshot()).toMatchObject({ status: 'paid', paidOn: '2026-03-04', paidAt: LATER });
-    invoice.reverseApplication(usd(7500), 'pay_2', 'app_2', LATER);
+    invoice.reverseApplication(usd(7500), 'pay_2', 'app_2', LATER_AT);
     expect(invoice.toSnapshot()).toMatchObject({ status: 'partially_paid', paidOn: null, paidAt: null });
   });
 
   it('is paid as of the day its lines change to what was already paid', () => {
     const invoice = InvoiceMother.inStatus('partially_paid'); // 4000 of 10000 paid
-    invoice.update({ line_items: [{ description: 'Reduced', quantity: '1', unit_amount: 4000 }] }, LATER);
+    invoice.update({ line_items: [{ description: 'Reduced', quantity: '1', unit_amount: 4000 }] }, LATER_AT);
     expect(invoice.toSnapshot()).toMatchObject({ status: 'paid', paidOn: '2026-03-20', paidAt: LATER });
   });
 
   it('never takes more than is due, another currency, or money in another status', () => {
-    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(10001), 'p', 'a', LATER, '2026-03-05')).toThrow(ConflictError);
-    expect(() => InvoiceMother.inStatus('open').applyPayment(Money.of(1, 'eur'), 'p', 'a', LATER, '2026-03-05')).toThrow(ConflictError);
-    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(0), 'p', 'a', LATER, '2026-03-05')).toThrow(ValidationError);
+    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(10001), 'p', 'a', LATER_AT, '2026-03-05')).toThrow(ConflictError);
+    expect(() => InvoiceMother.inStatus('open').applyPayment(Money.of(1, 'eur'), 'p', 'a', LATER_AT, '2026-03-05')).toThrow(ConflictError);
+    expect(() => InvoiceMother.inStatus('open').applyPayment(usd(0), 'p', 'a', LATER_AT, '2026-03-05')).toThrow(ValidationError);
     for (const status of ['draft', 'paid', 'void', 'uncollectible'] as const) {
-      expect(() => InvoiceMother.inStatus(status).applyPayment(usd(1), 'p', 'a', LATER, '2026-03-05')).toThrow(InvalidStateError);
+      expect(() => InvoiceMother.inStatus(status).applyPayment(usd(1), 'p', 'a', LATER_AT, '2026-03-05')).toThrow(InvalidStateError);
     }
   });
 
   it('reverses applications: paid → partially_paid → open', () => {
     const invoice = InvoiceMother.inStatus('paid');
-    invoice.reverseApplication(usd(4000), 'pay_1', 'app_1', LATER);
+    invoice.reverseApplication(usd(4000), 'pay_1', 'app_1', LATER_AT);
     expect(invoice.status).toBe('partially_paid');
-    invoice.reverseApplication(usd(6000), 'pay_1', 'app_1', LATER);
+    invoice.reverseApplication(usd(6000), 'pay_1', 'app_1', LATER_AT);
     expect([invoice.status, invoice.amountPaid.amount]).toEqual(['open', 0]);
-    expect(() => invoice.reverseApplication(usd(1), 'pay_1', 'app_1', LATER)).toThrow(InvalidStateError);
-    expect(() => InvoiceMother.inStatus('partially_paid').reverseApplication(usd(4001), 'p', 'a', LATER)).toThrow(ConflictError);
+    expect(() => invoice.reverseApplication(usd(1), 'pay_1', 'app_1', LATER_AT)).toThrow(InvalidStateError);
+    expect(() => InvoiceMother.inStatus('partially_paid').reverseApplication(usd(4001), 'p', 'a', LATER_AT)).toThrow(ConflictError);
   });
 });
 
 describe('Overdue', () => {
   it('is an open or partially paid invoice with money due, due before today', () => {
-    const clock = new FixedClock(new Date('2026-03-31T23:59:59Z')); // due 2026-03-31
-    const invoice = InvoiceMother.inStatus('open');
-    expect(invoice.toJSON(clock.today())).toMatchObject({ overdue: false, days_past_due: 0 });
-    clock.set(new Date('2026-04-01T00:00:00Z'));
-    expect(invoice.toJSON(clock.today())).toMatchObject({ overdue: true, days_past_due: 1 });
-    clock.set(new Date('2026-05-15T08:00:00Z'));
-    expect(invoice.toJSON(clock.today())).toMatchObject({ overdue: true, days_past_due: 45 });
-    expect(InvoiceMother.inStatus('partially_paid').isOverdue(clock.today())).toBe(true);
+    const invoice = InvoiceMother.inStatus('open'); // due 2026-03-31
+    expect(invoice.toJSON('2026-03-31')).toMatchObject({ overdue: false, days_past_due: 0 });
+    expect(invoice.toJSON('2026-04-01')).toMatchObject({ overdue: true, days_past_due: 1 });
+    expect(invoice.toJSON('2026-05-15')).toMatchObject({ overdue: true, days_past_due: 45 });
+    expect(InvoiceMother.inStatus('partially_paid').isOverdue('2026-05-15')).toBe(true);
     for (const status of ['draft', 'paid', 'void', 'uncollectible'] as const) {
-      expect(InvoiceMother.inStatus(status).toJSON(clock.today())).toMatchObject({ overdue: false, days_past_due: 0 });
+      expect(InvoiceMother.inStatus(status).toJSON('2026-05-15')).toMatchObject({ overdue: false, days_past_due: 0 });
     }
   });
 });

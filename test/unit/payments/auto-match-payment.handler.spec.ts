@@ -1,4 +1,4 @@
-import { Clock, FixedClock } from '../../../src/shared/domain/clock';
+import { TenantCalendar } from '../../../src/modules/settings';
 import { UnitOfWork } from '../../../src/shared/infrastructure/database/unit-of-work';
 import { InvoiceRepository } from '../../../src/modules/invoicing';
 import { AutoMatchPaymentHandler } from '../../../src/modules/payments/application/auto-match-payment.handler';
@@ -10,7 +10,7 @@ import { aRecordedPayment, FakeInvoice } from './payment.mother';
 
 /** The in-transaction auto-matching handler with in-memory ports: what it locks, re-checks and saves. */
 describe('AutoMatchPaymentHandler', () => {
-  const clock = new FixedClock(new Date('2025-03-02T10:00:00Z'));
+  const calendar = { now: async () => ({ now: new Date('2025-03-02T10:00:00Z'), today: '2025-03-02' }) } as unknown as TenantCalendar;
   let saved: string[];
   let advisoryLocks: unknown[][];
 
@@ -40,7 +40,7 @@ describe('AutoMatchPaymentHandler', () => {
       payments,
       invoiceRepo as unknown as InvoiceRepository,
       { forTenant: () => source } as unknown as SqlMatchCandidateSource,
-      clock as Clock,
+      calendar,
     );
     const event = payment.pullEvents()[0];
     return { run: () => handler.handle(event), pool };

@@ -4,6 +4,8 @@ import { Payment } from '../../../src/modules/payments/domain/payment.aggregate'
 import { AT, aRecordedPayment, FakeInvoice } from './payment.mother';
 
 const LATER = new Date('2025-03-02T09:00:00Z');
+const LATER_AT = { now: LATER, today: '2025-03-02' };
+const AT_UTC = { now: AT, today: '2025-03-01' };
 
 describe('Payment', () => {
   it('is recorded unapplied and unmatched, with a payment.created event carrying its JSON', () => {
@@ -144,7 +146,7 @@ describe('CashApplication', () => {
     const payment = aRecordedPayment({ amount: Money.of(10_000, 'usd') });
     const a = new FakeInvoice('inv_a', 'INV-A', 7_000);
     const b = new FakeInvoice('inv_b', 'INV-B', 5_000, 1_000);
-    const { applications } = CashApplication.apply(payment, [{ invoice: a }, { invoice: b }], 'manual', 'manual', LATER);
+    const { applications } = CashApplication.apply(payment, [{ invoice: a }, { invoice: b }], 'manual', 'manual', LATER_AT);
     expect(applications.map((x) => [x.invoiceId, x.amount])).toEqual([['inv_a', 7_000], ['inv_b', 3_000]]);
     expect(a.applied).toEqual([{ amount: 7_000, paymentId: payment.id, applicationId: applications[0].id }]);
     expect(b.status).toBe('partially_paid');
@@ -153,7 +155,7 @@ describe('CashApplication', () => {
 
   it('identifies the customer of a payment without one', () => {
     const payment = aRecordedPayment({ customerId: null });
-    const res = CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_z') }], 'manual', 'manual', LATER);
+    const res = CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_z') }], 'manual', 'manual', LATER_AT);
     expect(res.identifiedCustomer).toBe('cus_z');
     expect(payment.customerId).toBe('cus_z');
   });
@@ -168,7 +170,7 @@ describe('CashApplication', () => {
   ])('refuses %s and changes nothing', (_name, make, amount, code) => {
     const payment = aRecordedPayment();
     const invoice = make();
-    expect(() => CashApplication.apply(payment, [{ invoice, amount }], 'manual', 'manual', LATER)).toThrow(expect.objectContaining({ code }));
+    expect(() => CashApplication.apply(payment, [{ invoice, amount }], 'manual', 'manual', LATER_AT)).toThrow(expect.objectContaining({ code }));
     expect(invoice.applied).toEqual([]);
     expect(payment.amountApplied.amount).toBe(0);
   });
@@ -176,15 +178,15 @@ describe('CashApplication', () => {
   it('counts two lines for one invoice against its amount due', () => {
     const payment = aRecordedPayment();
     const a = new FakeInvoice('inv_a', 'INV-A', 1_000);
-    expect(() => CashApplication.apply(payment, [{ invoice: a, amount: 600 }, { invoice: a, amount: 600 }], 'manual', 'manual', LATER)).toThrow(
+    expect(() => CashApplication.apply(payment, [{ invoice: a, amount: 600 }, { invoice: a, amount: 600 }], 'manual', 'manual', LATER_AT)).toThrow(
       expect.objectContaining({ code: 'conflict' }),
     );
   });
 
   it('refuses when the payment is used up', () => {
     const payment = aRecordedPayment({ amount: Money.of(100, 'usd') });
-    CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_a', 'INV-A', 100) }], 'manual', 'manual', LATER);
-    expect(() => CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_b', 'INV-B', 100) }], 'manual', 'manual', LATER)).toThrow(
+    CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_a', 'INV-A', 100) }], 'manual', 'manual', LATER_AT);
+    expect(() => CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_b', 'INV-B', 100) }], 'manual', 'manual', LATER_AT)).toThrow(
       expect.objectContaining({ code: 'conflict' }),
     );
   });
@@ -192,8 +194,8 @@ describe('CashApplication', () => {
   it('reverses on both sides', () => {
     const payment = aRecordedPayment();
     const a = new FakeInvoice('inv_a', 'INV-A', 10_000);
-    const [app] = CashApplication.apply(payment, [{ invoice: a }], 'auto', 'exact_amount', AT).applications;
-    CashApplication.reverse(payment, a, app.id, LATER);
+    const [app] = CashApplication.apply(payment, [{ invoice: a }], 'auto', 'exact_amount', AT_UTC).applications;
+    CashApplication.reverse(payment, a, app.id, LATER_AT);
     expect(a.status).toBe('open');
     expect(a.reversed).toEqual([app.id]);
     expect(payment.status).toBe('unapplied');

@@ -9,6 +9,8 @@ export const ALL_SCOPES = [
   'customers:write',
   'webhooks:read',
   'webhooks:write',
+  'settings:read',
+  'settings:write',
 ] as const;
 
 export type Scope = (typeof ALL_SCOPES)[number];

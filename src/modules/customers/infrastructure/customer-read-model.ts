@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, isDateString } from '../../../shared/domain/clock';
+import { isDateString } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
 import { Page, parseSort, SortSpec } from '../../../shared/domain/pagination';
 import { toNullableNumber, toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { TenantCalendar } from '../../settings';
 import { Aging, emptyAging } from '../domain/aging';
 import { CREDIT_STATUSES, creditAvailable, CreditStatus, creditStatus } from '../domain/credit';
 import { BillingAddress } from '../domain/customer.aggregate';
@@ -134,7 +135,7 @@ function escapeLike(value: string): string {
 export class CustomerReadModel {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
     private readonly projection: ReceivablesProjection,
   ) {}
 
@@ -148,7 +149,8 @@ export class CustomerReadModel {
     if (credit && credit.some((c) => !CREDIT_STATUSES.includes(c as CreditStatus))) {
       throw ValidationError.field('credit_status', `credit_status must be a comma list of ${CREDIT_STATUSES.join(', ')}`);
     }
-    const asOf = this.asOf(raw.as_of);
+    const today = await this.calendar.today(tenantId);
+    const asOf = this.asOf(raw.as_of, today);
     const list = parseListParams(raw, { q, has_balance: hasBalance, overdue, credit_status: credit, sort: `${sort.direction}:${sort.field}` });
 
     await this.projection.refreshStale(tenantId);
@@ -179,12 +181,10 @@ export class CustomerReadModel {
   }
 
   async get(tenantId: string, id: string, rawAsOf?: string): Promise<CustomerDetailView> {
-    const asOf = this.asOf(rawAsOf);
+    const today = await this.calendar.today(tenantId);
+    const asOf = this.asOf(rawAsOf, today);
     if (!isValidId(id, 'cus')) throw new NotFoundError('Customer', id);
-    const [row] = await this.uow.query<CustomerDetailRow>(
-      CUSTOMER_DETAIL_SQL,
-      [tenantId, id, asOf, this.clock.today()],
-    );
+    const [row] = await this.uow.query<CustomerDetailRow>(CUSTOMER_DETAIL_SQL, [tenantId, id, asOf, today]);
     if (!row) throw new NotFoundError('Customer', id);
     // Overdue computed live as of today, so the detail is exact even before a stale row is refreshed.
     const view = this.present({ ...row, overdue_amount: row.live_overdue_amount }, agingFromRow(row));
@@ -206,8 +206,8 @@ export class CustomerReadModel {
     };
   }
 
-  private asOf(value: string | undefined): string {
-    if (value === undefined) return this.clock.today();
+  private asOf(value: string | undefined, today: string): string {
+    if (value === undefined) return today;
     if (!isDateString(value)) {
       throw ValidationError.field('as_of', 'as_of must be a date in YYYY-MM-DD form');
     }

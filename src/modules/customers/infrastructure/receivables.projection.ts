@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { Clock } from '../../../shared/domain/clock';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { TenantCalendar, TimeZoneChanges } from '../../settings';
 
 /**
  * Keeps the customers' denormalised overdue figures (`overdue_amount`,
@@ -10,13 +10,20 @@ import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work
  * - lazily on read once a day they were computed for has passed a due date
  *   (`overdue_refresh_on`, the first day the stored figures are wrong; `refreshStale`).
  * Each recomputation is one aggregate over the customer's open invoices (a partial index).
+ * "Today" is the tenant's local date; when the tenant's time zone changes, every customer's
+ * figures are marked stale (they may be as of another day).
  */
 @Injectable()
-export class ReceivablesProjection {
+export class ReceivablesProjection implements OnModuleInit {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
+    private readonly timeZoneChanges: TimeZoneChanges,
   ) {}
+
+  onModuleInit(): void {
+    this.timeZoneChanges.subscribe((tenantId) => this.markStale(tenantId));
+  }
 
   async refresh(tenantId: string, customerIds: readonly string[]): Promise<void> {
     if (customerIds.length === 0) return;
@@ -35,7 +42,7 @@ export class ReceivablesProjection {
         WHERE c.tenant_id = $1 AND c.id = f.id
           AND (c.overdue_amount, c.overdue_invoice_count, c.overdue_refresh_on)
               IS DISTINCT FROM (f.overdue_amount, f.overdue_count::int, f.refresh_on)`,
-      [tenantId, [...new Set(customerIds)].sort(), this.clock.today()],
+      [tenantId, [...new Set(customerIds)].sort(), await this.calendar.today(tenantId)],
     );
   }
 
@@ -43,9 +50,14 @@ export class ReceivablesProjection {
   async refreshStale(tenantId: string): Promise<void> {
     const stale = await this.uow.query<{ id: string }>(
       `SELECT id FROM customers WHERE tenant_id = $1 AND overdue_refresh_on <= $2::date ORDER BY id`,
-      [tenantId, this.clock.today()],
+      [tenantId, await this.calendar.today(tenantId)],
     );
     if (stale.length === 0) return;
     await this.uow.run(() => this.refresh(tenantId, stale.map((r) => r.id)));
+  }
+
+  /** Every customer of the tenant is refreshed on its next read (-infinity is before any today). */
+  private async markStale(tenantId: string): Promise<void> {
+    await this.uow.query(`UPDATE customers SET overdue_refresh_on = '-infinity' WHERE tenant_id = $1`, [tenantId]);
   }
 }

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../../../shared/domain/domain-er
 import { isValidId } from '../../../shared/domain/ids';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { TenantCalendar } from '../../settings';
 import { Aging } from '../domain/aging';
 import { BillingAddress } from '../domain/customer.aggregate';
 import { LedgerEntryType } from '../domain/ledger-entry';
@@ -58,21 +59,22 @@ export class StatementReadModel {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
   ) {}
 
-  /** `from`/`to` default to the first of this month and today; `from` after `to` is a 400. */
-  period(from: string | undefined, to: string | undefined): { from: string; to: string } {
+  /** `from`/`to` default to the first of this month and today (the tenant's); `from` after `to` is a 400. */
+  async period(tenantId: string, from: string | undefined, to: string | undefined): Promise<{ from: string; to: string }> {
     for (const [field, value] of [['from', from], ['to', to]] as const) {
       if (value !== undefined && !isDateString(value)) throw ValidationError.field(field, `${field} must be a date (YYYY-MM-DD)`);
     }
-    const today = this.clock.today();
+    const today = await this.calendar.today(tenantId);
     const period = { from: from ?? `${today.slice(0, 8)}01`, to: to ?? today };
     if (period.from > period.to) throw ValidationError.field('from', `from (${period.from}) must not be after to (${period.to})`);
     return period;
   }
 
   async get(tenantId: string, customerId: string, rawFrom?: string, rawTo?: string): Promise<StatementDocument> {
-    const { from, to } = this.period(rawFrom, rawTo);
+    const { from, to } = await this.period(tenantId, rawFrom, rawTo);
     if (!isValidId(customerId, 'cus')) throw new NotFoundError('Customer', customerId);
     // One statement: the customer, the balance brought forward, the period's entries (one JSON
     // array, in posting order) and the open invoices' aging as of the period's end.

@@ -3,6 +3,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
 import { Customer, CustomerInput, CustomerRepository } from '../../customers';
+import { TenantCalendar } from '../../settings';
 import { Invoice, InvoiceCustomer } from '../domain/invoice.aggregate';
 import { InvoiceNumberRepository } from '../domain/invoice-number.repository';
 import { InvoiceRepository } from '../domain/invoice.repository';
@@ -46,6 +47,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     private readonly numbers: InvoiceNumberRepository,
     private readonly customers: CustomerRepository,
     private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
   ) {}
 
   async execute({ tenantId, input }: CreateInvoiceCommand): Promise<string> {
@@ -69,7 +71,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       memo: input.memo,
       lineItems: input.line_items,
       metadata: input.metadata,
-      now: this.clock.now(),
+      at: await this.calendar.now(tenantId),
     });
     await this.invoices.save(invoice);
     return invoice.id;

@@ -1,8 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, PreconditionFailedError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
 import { CustomerRepository } from '../../customers';
+import { TenantCalendar } from '../../settings';
 import { InvoiceCustomer, InvoicePatch } from '../domain/invoice.aggregate';
 import { InvoiceRepository } from '../domain/invoice.repository';
 import { toInvoiceCustomer } from './create-invoice.command';
@@ -26,7 +26,7 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
   constructor(
     private readonly invoices: InvoiceRepository,
     private readonly customers: CustomerRepository,
-    private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
   ) {}
 
   async execute({ tenantId, invoiceId, input, ifMatch }: UpdateInvoiceCommand): Promise<void> {
@@ -40,7 +40,7 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     const { customer_id, ...rest } = input;
     const patch: InvoicePatch = { ...rest };
     if (customer_id !== undefined) patch.customer = await this.targetCustomer(tenantId, customer_id, invoice.status === 'draft');
-    invoice.update(patch, this.clock.now());
+    invoice.update(patch, await this.calendar.now(tenantId));
     await this.invoices.save(invoice);
   }
 

@@ -1,5 +1,5 @@
 import { AggregateRoot } from '../../../shared/domain/aggregate-root';
-import { addDays, isDateString, toDateString } from '../../../shared/domain/clock';
+import { addDays, BusinessTime, isDateString } from '../../../shared/domain/clock';
 import { ConflictError, InvalidStateError, ValidationError } from '../../../shared/domain/domain-error';
 import { newId } from '../../../shared/domain/ids';
 import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
@@ -30,7 +30,8 @@ export interface CreateInvoiceParams {
   memo?: string | null;
   lineItems: LineItemInput[];
   metadata?: Record<string, unknown> | null;
-  now: Date;
+  /** when, and the tenant's business date then (the default issue date) */
+  at: BusinessTime;
 }
 
 export interface DisputeInput {
@@ -144,7 +145,7 @@ export class Invoice extends AggregateRoot {
   }
 
   static create(p: CreateInvoiceParams): Invoice {
-    const today = toDateString(p.now);
+    const { now, today } = p.at;
     const currency = p.currency === undefined ? p.customer.currency : normalizeCurrency(p.currency);
     if (currency !== p.customer.currency) throw new CurrencyMismatchError(p.customer.currency, currency);
     const status = p.status ?? 'open';
@@ -180,19 +181,19 @@ export class Invoice extends AggregateRoot {
         amountPaid: 0,
         dispute: null,
         metadata: { ...(p.metadata ?? {}) },
-        finalizedAt: status === 'open' ? p.now : null,
+        finalizedAt: status === 'open' ? now : null,
         paidAt: null,
         paidOn: null,
         version: 1,
-        createdAt: p.now,
-        updatedAt: p.now,
+        createdAt: now,
+        updatedAt: now,
       },
       0,
     );
-    invoice.recordEvent(InvoiceEvents.created, p.now);
+    invoice.recordEvent(InvoiceEvents.created, p.at);
     if (status === 'open') {
       invoice.movements.push(Invoice.finalization(invoice.s));
-      invoice.recordEvent(InvoiceEvents.finalized, p.now);
+      invoice.recordEvent(InvoiceEvents.finalized, p.at);
     }
     return invoice;
   }
@@ -247,7 +248,7 @@ export class Invoice extends AggregateRoot {
    * values (400), then the status transition. Nothing changes unless all of it is valid;
    * a PATCH that changes nothing records nothing and keeps the version.
    */
-  update(patch: InvoicePatch, now: Date): void {
+  update(patch: InvoicePatch, at: BusinessTime): void {
     const fields = Object.keys(patch).filter((k) => patch[k as keyof InvoicePatch] !== undefined);
     const editable = EDITABLE_FIELDS[this.s.status];
     if (editable !== 'all') {
@@ -256,7 +257,7 @@ export class Invoice extends AggregateRoot {
         throw new InvalidStateError(`${refused.join(', ')} cannot be changed on a ${this.s.status} invoice.`);
       }
     }
-    const today = toDateString(now);
+    const { now, today } = at;
     const next = cloneSnapshot(this.s);
     const movements: ReceivableMovement[] = [];
     const events: InvoiceEventType[] = [];
@@ -279,7 +280,7 @@ export class Invoice extends AggregateRoot {
     if (patch.po_number !== undefined) next.poNumber = text('po_number', patch.po_number, 100);
     if (patch.memo !== undefined) next.memo = text('memo', patch.memo, 5000);
     if (patch.metadata !== undefined) next.metadata = { ...(patch.metadata ?? {}) };
-    if (patch.line_items !== undefined) this.replaceLines(next, patch.line_items, now, movements, events);
+    if (patch.line_items !== undefined) this.replaceLines(next, patch.line_items, today, movements, events);
     if (patch.dispute !== undefined) this.changeDispute(next, patch.dispute, now, events);
     if (patch.status !== undefined) this.transition(next, patch.status, now, today, movements, events);
     // Paid by a change of lines (the new total is what was already paid): paid as of today.
@@ -292,15 +293,15 @@ export class Invoice extends AggregateRoot {
     this.s = next;
     this.touch(now);
     this.movements.push(...movements.filter((m) => m.debit !== 0 || m.credit !== 0));
-    this.recordEvent(InvoiceEvents.updated, now, previous);
-    for (const type of events) this.recordEvent(type, now);
+    this.recordEvent(InvoiceEvents.updated, at, previous);
+    for (const type of events) this.recordEvent(type, at);
   }
 
   /**
    * Applies part of a payment (the payments module keeps the application itself).
    * Only open and partially paid invoices take money, never more than is due.
    */
-  applyPayment(amount: Money, paymentId: string, applicationId: string, at: Date, paymentDate: string): void {
+  applyPayment(amount: Money, paymentId: string, applicationId: string, at: BusinessTime, paymentDate: string): void {
     if (!OPEN_STATUSES.includes(this.s.status)) {
       throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; only open or partially paid invoices take payments.`);
     }
@@ -313,7 +314,7 @@ export class Invoice extends AggregateRoot {
   }
 
   /** Takes back an application (payment reversed or re-matched): paid/partially paid → partially paid/open. */
-  reverseApplication(amount: Money, paymentId: string, applicationId: string, at: Date): void {
+  reverseApplication(amount: Money, paymentId: string, applicationId: string, at: BusinessTime): void {
     if (this.s.status !== 'paid' && this.s.status !== 'partially_paid') {
       throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; applications can only be reversed on paid or partially paid invoices.`);
     }
@@ -321,7 +322,7 @@ export class Invoice extends AggregateRoot {
     if (amount.amount > this.s.amountPaid) {
       throw new ConflictError(`${amount.amount} exceeds the ${this.s.amountPaid} paid on invoice ${this.s.number}.`);
     }
-    this.changeAmountPaid(this.s.amountPaid - amount.amount, at, toDateString(at));
+    this.changeAmountPaid(this.s.amountPaid - amount.amount, at, at.today);
   }
 
   // ---- internals ----
@@ -334,19 +335,18 @@ export class Invoice extends AggregateRoot {
   }
 
   /** `paidOn`: the date the money arrived, kept as the date paid if this change settles the invoice. */
-  private changeAmountPaid(amountPaid: number, at: Date, paidOn: string): void {
-    const today = toDateString(at);
-    const before = presentInvoice(this.s, today);
+  private changeAmountPaid(amountPaid: number, at: BusinessTime, paidOn: string): void {
+    const before = presentInvoice(this.s, at.today);
     this.s.amountPaid = amountPaid;
     this.s.status = statusFromPayments(this.s);
-    this.s.paidAt = this.s.status === 'paid' ? at : null;
+    this.s.paidAt = this.s.status === 'paid' ? at.now : null;
     this.s.paidOn = this.s.status === 'paid' ? paidOn : null;
-    this.touch(at);
-    this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, presentInvoice(this.s, today)));
+    this.touch(at.now);
+    this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, presentInvoice(this.s, at.today)));
     if (this.s.status === 'paid') this.recordEvent(InvoiceEvents.paid, at);
   }
 
-  private replaceLines(next: InvoiceSnapshot, inputs: LineItemInput[], now: Date, movements: ReceivableMovement[], events: InvoiceEventType[]): void {
+  private replaceLines(next: InvoiceSnapshot, inputs: LineItemInput[], today: string, movements: ReceivableMovement[], events: InvoiceEventType[]): void {
     next.lineItems = parseLines(inputs, this.s.lineItems);
     const totals = totalsOf(next.lineItems);
     next.subtotal = totals.subtotal;
@@ -360,7 +360,7 @@ export class Invoice extends AggregateRoot {
     const delta = next.total - this.s.total;
     movements.push({
       type: 'adjustment',
-      date: toDateString(now),
+      date: today,
       debit: Math.max(delta, 0),
       credit: Math.max(-delta, 0),
       description: `Invoice ${next.number} lines changed`,
@@ -450,14 +450,14 @@ export class Invoice extends AggregateRoot {
     this.version = this.s.version;
   }
 
-  private recordEvent(type: InvoiceEventType, at: Date, previous?: Record<string, unknown>): void {
+  private recordEvent(type: InvoiceEventType, at: BusinessTime, previous?: Record<string, unknown>): void {
     this.record({
       type,
       aggregateType: 'invoice',
       aggregateId: this.s.id,
       tenantId: this.s.tenantId,
-      occurredAt: at,
-      data: { object: presentInvoice(this.s, toDateString(at)) as unknown as Record<string, unknown>, ...(previous ? { previous_attributes: previous } : {}) },
+      occurredAt: at.now,
+      data: { object: presentInvoice(this.s, at.today) as unknown as Record<string, unknown>, ...(previous ? { previous_attributes: previous } : {}) },
     });
   }
 }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, isDateString } from '../../../shared/domain/clock';
+import { isDateString } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
 import { Page, parseSort, SortSpec } from '../../../shared/domain/pagination';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { TenantCalendar } from '../../settings';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { InvoiceJson, presentInvoice } from '../domain/invoice.snapshot';
 import { INVOICE_STATUSES, isInvoiceStatus } from '../domain/invoice-status';
@@ -93,7 +94,7 @@ const INVOICE_DETAIL_SQL = `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.appl
 export class InvoiceReadModel {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
   ) {}
 
   async list(tenantId: string, raw: InvoiceListFilters): Promise<Page<InvoiceJson>> {
@@ -125,7 +126,7 @@ export class InvoiceReadModel {
     range('amount_due_min', 'amount_due_max', filters.amount_due_min, filters.amount_due_max);
     const list = parseListParams(raw, { ...filters, sort: `${sort.direction}:${sort.field}` });
 
-    const today = this.clock.today();
+    const today = await this.calendar.today(tenantId);
     const params: unknown[] = [tenantId];
     const where = ['i.tenant_id = $1'];
     const add = (sql: (p: string) => string, value: unknown) => {
@@ -173,6 +174,6 @@ export class InvoiceReadModel {
       amount: toSafeNumber(row.amounts[k]),
       applied_at: row.applied_ats[k].toISOString(),
     }));
-    return { ...presentInvoice(InvoiceMapper.toView(row), this.clock.today()), payments };
+    return { ...presentInvoice(InvoiceMapper.toView(row), await this.calendar.today(tenantId)), payments };
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DomainEvent } from '../../../shared/domain/aggregate-root';
-import { Clock } from '../../../shared/domain/clock';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { Invoice, InvoiceRepository } from '../../invoicing';
+import { TenantCalendar } from '../../settings';
 import { CashApplication } from '../domain/cash-application.service';
 import { CashMatchingPolicy, MatchDecision } from '../domain/matching/cash-matching.policy';
 import { Payment } from '../domain/payment.aggregate';
@@ -35,7 +35,7 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
     private readonly payments: PaymentRepository,
     private readonly invoices: InvoiceRepository,
     private readonly candidates: SqlMatchCandidateSource,
-    private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
   ) {}
 
   onModuleInit(): void {
@@ -61,9 +61,9 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
         source,
       );
       if (decision.outcome === 'unmatched') return;
-      const now = this.clock.now();
+      const at = await this.calendar.now(payment.tenantId);
       if (decision.outcome === 'review') {
-        payment.needsReview(decision.rule, decision.suggestions, now);
+        payment.needsReview(decision.rule, decision.suggestions, at.now);
         await this.payments.save(payment);
         return;
       }
@@ -75,7 +75,7 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
         decision.allocations.map((a) => ({ invoice: byId.get(a.invoiceId)!, amount: a.amount })),
         'auto',
         decision.rule,
-        now,
+        at,
       );
       await this.saveAll(payment, locked);
       return;

@@ -1,8 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock } from '../../../shared/domain/clock';
 import { ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
 import { InvoiceJson, InvoiceRepository } from '../../invoicing';
+import { TenantCalendar } from '../../settings';
 import { CashApplication } from '../domain/cash-application.service';
 import { InvoiceNotFoundForMatchError, PaymentNotFoundError } from '../domain/payment.errors';
 import { PaymentRepository } from '../domain/payment.repository';
@@ -32,7 +32,7 @@ export class MatchPaymentHandler implements ICommandHandler<MatchPaymentCommand,
   constructor(
     private readonly payments: PaymentRepository,
     private readonly invoices: InvoiceRepository,
-    private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
   ) {}
 
   async execute({ tenantId, paymentId, applications }: MatchPaymentCommand): Promise<MatchPaymentResult> {
@@ -50,16 +50,16 @@ export class MatchPaymentHandler implements ICommandHandler<MatchPaymentCommand,
     const missing = ids.find((id) => !byId.has(id));
     if (missing) throw new InvoiceNotFoundForMatchError(missing);
 
+    const at = await this.calendar.now(tenantId);
     CashApplication.apply(
       payment,
       applications.map((a) => ({ invoice: byId.get(a.invoice_id)!, amount: a.amount ?? null })),
       'manual',
       'manual',
-      this.clock.now(),
+      at,
     );
     for (const invoice of invoices) await this.invoices.save(invoice);
     await this.payments.save(payment);
-    const today = this.clock.today();
-    return { payment: payment.toJSON(), invoices: ids.map((id) => byId.get(id)!.toJSON(today)) };
+    return { payment: payment.toJSON(), invoices: ids.map((id) => byId.get(id)!.toJSON(at.today)) };
   }
 }

@@ -1,9 +1,9 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId, newId } from '../../../shared/domain/ids';
 import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
 import { CustomerRepository } from '../../customers';
+import { TenantCalendar } from '../../settings';
 import { AutoMatchMode, RemittanceLine } from '../domain/matching/cash-matching.policy';
 import { Payment } from '../domain/payment.aggregate';
 import { PaymentRepository } from '../domain/payment.repository';
@@ -37,7 +37,7 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
   constructor(
     private readonly payments: PaymentRepository,
     private readonly customers: CustomerRepository,
-    private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
   ) {}
 
   async execute({ tenantId, input }: RecordPaymentCommand): Promise<string> {
@@ -52,12 +52,13 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
     }
     if (currency === undefined) throw ValidationError.field('currency', 'currency is required for a payment without customer_id', 'required');
 
+    const at = await this.calendar.now(tenantId);
     const payment = Payment.record({
       id: newId('pay'),
       tenantId,
       customerId,
       amount: Money.of(input.amount, currency),
-      paymentDate: input.payment_date ?? this.clock.today(),
+      paymentDate: input.payment_date ?? at.today,
       method: (input.method ?? 'other') as PaymentMethod,
       reference: input.reference?.trim() || null,
       remittance: (input.remittance ?? []).map(
@@ -65,7 +66,7 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
       ),
       autoMatch: input.auto_match as AutoMatchMode | undefined,
       metadata: input.metadata ?? {},
-      at: this.clock.now(),
+      at: at.now,
     });
     await this.payments.insert(payment);
     return payment.id;

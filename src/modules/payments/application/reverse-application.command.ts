@@ -1,7 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { Clock } from '../../../shared/domain/clock';
 import { isValidId } from '../../../shared/domain/ids';
 import { InvoiceRepository } from '../../invoicing';
+import { TenantCalendar } from '../../settings';
 import { CashApplication } from '../domain/cash-application.service';
 import { ApplicationNotFoundError, PaymentNotFoundError } from '../domain/payment.errors';
 import { PaymentRepository } from '../domain/payment.repository';
@@ -20,7 +20,7 @@ export class ReverseApplicationHandler implements ICommandHandler<ReverseApplica
   constructor(
     private readonly payments: PaymentRepository,
     private readonly invoices: InvoiceRepository,
-    private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
   ) {}
 
   async execute({ tenantId, paymentId, applicationId }: ReverseApplicationCommand): Promise<void> {
@@ -30,7 +30,7 @@ export class ReverseApplicationHandler implements ICommandHandler<ReverseApplica
     if (!application) throw new ApplicationNotFoundError(applicationId);
     const invoice = await this.invoices.findByIdForUpdate(tenantId, application.invoiceId);
     if (!invoice) throw new ApplicationNotFoundError(applicationId);
-    CashApplication.reverse(payment, invoice, applicationId, this.clock.now());
+    CashApplication.reverse(payment, invoice, applicationId, await this.calendar.now(tenantId));
     await this.invoices.save(invoice);
     await this.payments.save(payment);
   }

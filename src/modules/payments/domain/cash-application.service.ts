@@ -1,3 +1,4 @@
+import { BusinessTime } from '../../../shared/domain/clock';
 import { newId } from '../../../shared/domain/ids';
 import { Money } from '../../../shared/domain/money';
 import {
@@ -22,8 +23,8 @@ export interface PayableInvoice {
   readonly currency: string;
   readonly status: string;
   readonly amountDue: Money;
-  applyPayment(amount: Money, paymentId: string, applicationId: string, at: Date, paymentDate: string): void;
-  reverseApplication(amount: Money, paymentId: string, applicationId: string, at: Date): void;
+  applyPayment(amount: Money, paymentId: string, applicationId: string, at: BusinessTime, paymentDate: string): void;
+  reverseApplication(amount: Money, paymentId: string, applicationId: string, at: BusinessTime): void;
 }
 
 export interface ApplicationRequest {
@@ -45,7 +46,8 @@ export class CashApplication {
     requests: ApplicationRequest[],
     source: ApplicationSource,
     rule: MatchRule | 'manual',
-    at: Date,
+    /** when, and the tenant's business date then */
+    at: BusinessTime,
   ): { applications: PaymentApplication[]; identifiedCustomer: string | null } {
     const customerId = payment.customerId ?? requests[0]?.invoice.customerId ?? null;
     let left = payment.amountUnapplied.amount;
@@ -68,15 +70,15 @@ export class CashApplication {
       planned.map((p) => ({ invoiceId: p.invoice.id, invoiceNumber: p.invoice.number, amount: p.amount, applicationId: p.applicationId })),
       source,
       rule,
-      at,
+      at.now,
       customerId ?? undefined,
     );
     for (const p of planned) p.invoice.applyPayment(Money.of(p.amount, payment.currency), payment.id, p.applicationId, at, payment.paymentDate);
     return { applications, identifiedCustomer };
   }
 
-  static reverse(payment: Payment, invoice: PayableInvoice, applicationId: string, at: Date): PaymentApplication {
-    const application = payment.reverseApplication(applicationId, at);
+  static reverse(payment: Payment, invoice: PayableInvoice, applicationId: string, at: BusinessTime): PaymentApplication {
+    const application = payment.reverseApplication(applicationId, at.now);
     invoice.reverseApplication(Money.of(application.amount, payment.currency), payment.id, application.id, at);
     return application;
   }

@@ -4,6 +4,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { OutboxWriter } from '../../../shared/infrastructure/outbox/outbox.writer';
 import { InvoiceRepository } from '../../invoicing';
+import { TenantCalendar, tenantTodaySql } from '../../settings';
 import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
 
 export const INVOICE_OVERDUE = 'invoice.overdue';
@@ -12,8 +13,9 @@ const BATCH = 200;
 const SCAN_LOCK = 'webhooks:invoice-overdue-scan';
 
 /**
- * Emits `invoice.overdue` once per invoice and due date, when the due date has passed and the
- * invoice is still open or partially paid with something due (contract §7's `overdue`).
+ * Emits `invoice.overdue` once per invoice and due date, when the due date has passed in the
+ * tenant's time zone (its local date, contract §13) and the invoice is still open or partially
+ * paid with something due (contract §7's `overdue`).
  * Nothing changes on the invoice: overdue follows from the calendar, so this scheduled job
  * notices it. A notice row inserted with ON CONFLICT DO NOTHING in the same transaction as the
  * outbox row makes it fire once whatever the number of instances; candidate invoices are
@@ -34,6 +36,7 @@ export class InvoiceOverdueJob implements OnApplicationBootstrap, OnApplicationS
     private readonly invoices: InvoiceRepository,
     private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
+    private readonly calendar: TenantCalendar,
     @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
   ) {}
 
@@ -70,25 +73,30 @@ export class InvoiceOverdueJob implements OnApplicationBootstrap, OnApplicationS
     }, delayMs);
   }
 
-  private batch(): Promise<{ emitted: number; scanned: number }> {
-    const today = this.clock.today();
+  private async batch(): Promise<{ emitted: number; scanned: number }> {
+    const local = await this.calendar.localDates();
     return this.uow.run(async () => {
       const [{ locked }] = await this.uow.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, [SCAN_LOCK]);
       if (!locked) return { emitted: 0, scanned: 0 };
-      const noticed: { tenant_id: string; invoice_id: string }[] = await this.uow.query(
+      // No tenant's today is after local.latest (a pre-filter the index serves); then each tenant's own.
+      const noticed: { tenant_id: string; invoice_id: string; today: string }[] = await this.uow.query(
         `WITH due AS (
-           SELECT i.tenant_id, i.id, i.due_date FROM invoices i
-            WHERE i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < $1::date
+           SELECT i.tenant_id, i.id, i.due_date, t.today FROM invoices i
+            CROSS JOIN LATERAL (SELECT ${tenantTodaySql('i.tenant_id', '$3', '$4')} AS today) t
+            WHERE i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < $1::date AND i.due_date < t.today
               AND NOT EXISTS (SELECT 1 FROM invoice_overdue_notices n
                                WHERE n.tenant_id = i.tenant_id AND n.invoice_id = i.id AND n.due_date = i.due_date)
             ORDER BY i.due_date, i.tenant_id, i.id
             LIMIT $2
-            FOR SHARE OF i SKIP LOCKED)
-         INSERT INTO invoice_overdue_notices (tenant_id, invoice_id, due_date)
-         SELECT tenant_id, id, due_date FROM due
-         ON CONFLICT DO NOTHING
-         RETURNING tenant_id, invoice_id`,
-        [today, BATCH],
+            FOR SHARE OF i SKIP LOCKED),
+         noticed AS (
+           INSERT INTO invoice_overdue_notices (tenant_id, invoice_id, due_date)
+           SELECT tenant_id, id, due_date FROM due
+           ON CONFLICT DO NOTHING
+           RETURNING tenant_id, invoice_id)
+         SELECT n.tenant_id, n.invoice_id, to_char(due.today, 'YYYY-MM-DD') AS today
+           FROM noticed n JOIN due ON due.tenant_id = n.tenant_id AND due.id = n.invoice_id`,
+        [local.latest, BATCH, local.zones, local.dates],
       );
       const now = this.clock.now();
       const events: DomainEvent[] = [];
@@ -101,7 +109,7 @@ export class InvoiceOverdueJob implements OnApplicationBootstrap, OnApplicationS
           aggregateId: invoice.id,
           tenantId: invoice.tenantId,
           occurredAt: now,
-          data: { object: { ...invoice.toJSON(today) } },
+          data: { object: { ...invoice.toJSON(row.today) } },
         });
       }
       await this.outbox.write(this.uow.manager(), events);

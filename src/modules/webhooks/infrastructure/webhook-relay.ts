@@ -3,10 +3,11 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
+import { PgListener } from '../../../shared/infrastructure/database/pg-listener';
+import { OUTBOX_CHANNEL } from '../../../shared/infrastructure/outbox/outbox.writer';
 import { classifyResponse, nextRetryDelayMs } from '../domain/delivery-policy';
 import { signingSecrets } from '../domain/webhook-endpoint.aggregate';
 import { ClaimedDelivery, DELIVERIES_NOTICE, DeliveryOutcome, DeliveryStore } from './delivery-store';
-import { OutboxListener } from './outbox-listener';
 import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
 import { WebhookHttpClient } from './webhook-http-client';
 import { envelopeBody, webhookHeaders } from './webhook-signer';
@@ -40,7 +41,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   readonly stats = { attempts: 0, fanOuts: 0 };
   private readonly inFlight = new Map<string, InFlight>();
   private readonly http: WebhookHttpClient;
-  private listener: OutboxListener | null = null;
+  private listener: PgListener | null = null;
   private loop: Promise<void> | null = null;
   private stopping = false;
   /** the outbox may hold rows not fanned out yet */
@@ -73,16 +74,20 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.loop) return;
     this.stopping = false;
     this.outboxDirty = true;
-    this.listener = new OutboxListener(this.databaseUrl, (payload) => {
-      if (payload === DELIVERIES_NOTICE) return this.wake();
-      this.outboxDirty = true;
-      // Every commit notifies; under load, waiting a few milliseconds fans out the events of many
-      // commits in one pass instead of a pass (three or four statements) per commit.
-      if (payload === undefined || this.settings.coalesceMs === 0) return this.wake();
-      this.coalesceTimer ??= setTimeout(() => {
-        this.coalesceTimer = null;
-        this.wake();
-      }, this.settings.coalesceMs);
+    this.listener = new PgListener(this.databaseUrl, {
+      channel: OUTBOX_CHANNEL,
+      name: 'webhook-listener',
+      onNotify: (payload) => {
+        if (payload === DELIVERIES_NOTICE) return this.wake();
+        this.outboxDirty = true;
+        // Every commit notifies; under load, waiting a few milliseconds fans out the events of many
+        // commits in one pass instead of a pass (three or four statements) per commit.
+        if (payload === undefined || this.settings.coalesceMs === 0) return this.wake();
+        this.coalesceTimer ??= setTimeout(() => {
+          this.coalesceTimer = null;
+          this.wake();
+        }, this.settings.coalesceMs);
+      },
     });
     this.listener.start();
     this.loop = this.run();
