@@ -1,0 +1,61 @@
+import { isDateString } from '../../../shared/domain/clock';
+import { currencyExponent } from '../../../shared/domain/money';
+import { BankEntryError } from './bank-entry';
+
+/** Contract §1: no single amount a client sends exceeds 10^12 minor units; a bank file is no exception. */
+export const MAX_ENTRY_AMOUNT = 1_000_000_000_000;
+
+/**
+ * A decimal amount as banks write it ("1250.50", MT940's "1250,5", "1250,") to integer minor
+ * units of `currency`, exactly (no floating point). Digits beyond the currency's exponent must be
+ * zeros: "12.345" USD is a bad entry, never silently rounded.
+ */
+export function decimalToMinor(text: string, currency: string, separator: '.' | ',' = '.'): number {
+  const raw = text.trim();
+  const sep = separator === '.' ? '\\.' : ',';
+  const match = new RegExp(`^(\\d{1,15})(?:${sep}(\\d*))?$`).exec(raw);
+  if (!match) throw new BankEntryError('invalid_amount', `amount "${raw.slice(0, 40)}" is not a decimal number`);
+  const exponent = currencyExponent(currency);
+  const [, whole, fraction = ''] = match;
+  const kept = fraction.slice(0, exponent);
+  if (/[^0]/.test(fraction.slice(exponent))) {
+    throw new BankEntryError('invalid_amount', `amount ${raw} has more decimals than ${currency.toUpperCase()} allows (${exponent})`);
+  }
+  const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(kept.padEnd(exponent, '0') || '0');
+  return boundedAmount(minor);
+}
+
+/** An integer amount already in minor units (BAI2), bounded like every other. */
+export function integerToMinor(text: string): number {
+  const raw = text.trim();
+  if (!/^\d{1,15}$/.test(raw)) throw new BankEntryError('invalid_amount', `amount "${raw.slice(0, 40)}" is not a whole number of minor units`);
+  return boundedAmount(BigInt(raw));
+}
+
+function boundedAmount(minor: bigint): number {
+  if (minor <= 0n) throw new BankEntryError('invalid_amount', 'amount must be greater than zero');
+  if (minor > BigInt(MAX_ENTRY_AMOUNT)) throw new BankEntryError('amount_too_large', `amount exceeds ${MAX_ENTRY_AMOUNT} minor units`);
+  return Number(minor);
+}
+
+/** A three-letter ISO 4217 code, lowercase (the API's form). */
+export function bankCurrency(text: string | null | undefined): string {
+  const code = (text ?? '').trim();
+  if (!/^[A-Za-z]{3}$/.test(code)) throw new BankEntryError('invalid_currency', `currency "${code.slice(0, 10)}" is not an ISO 4217 code`);
+  return code.toLowerCase();
+}
+
+/** A calendar date from YYYY-MM-DD (camt, CSV) or a date-time whose date part is taken as written. */
+export function isoDate(text: string | null | undefined, what = 'booking date'): string {
+  const date = (text ?? '').trim().slice(0, 10);
+  if (!isDateString(date)) throw new BankEntryError('invalid_date', `${what} "${(text ?? '').trim().slice(0, 30)}" is not a date (YYYY-MM-DD)`);
+  return date;
+}
+
+/** A date from YYMMDD (BAI2, MT940); two-digit years are 20xx, as every bank file written today means. */
+export function yymmddDate(text: string, what = 'date'): string {
+  const m = /^(\d{2})(\d{2})(\d{2})$/.exec(text.trim());
+  const date = m ? `20${m[1]}-${m[2]}-${m[3]}` : '';
+  if (!isDateString(date)) throw new BankEntryError('invalid_date', `${what} "${text.trim().slice(0, 12)}" is not a date (YYMMDD)`);
+  return date;
+}
