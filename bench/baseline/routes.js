@@ -7,6 +7,9 @@
  */
 const { randomBytes } = require('node:crypto');
 const { sql } = require('./sql');
+// The service's open / overdue rule itself (compiled by `npm run bench` before it starts this server).
+const { isOverdueInvoice } = require('../../dist/shared/domain/receivable');
+const { overdueInvoiceSql } = require('../../dist/shared/infrastructure/query/receivable.sql');
 
 const today = () => new Date().toISOString().slice(0, 10);
 const num = (v) => (v === null || v === undefined ? null : Number(v));
@@ -36,7 +39,7 @@ function newId(prefix) {
 function presentInvoice(r, day) {
   const total = Number(r.total);
   const paid = Number(r.amount_paid);
-  const overdue = (r.status === 'open' || r.status === 'partially_paid') && total - paid > 0 && r.due_date < day;
+  const overdue = isOverdueInvoice({ status: r.status, amountDue: total - paid, dueDate: r.due_date }, day);
   return {
     id: r.id,
     number: r.number,
@@ -117,7 +120,7 @@ function listSql(tenantId, query, day) {
   if (query.customer_id) add((p) => `i.customer_id = ${p}`, query.customer_id);
   if (query.currency) add((p) => `i.currency = ${p}`, query.currency.toLowerCase());
   if (query.overdue !== undefined) {
-    const o = (p) => `(i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < ${p}::date)`;
+    const o = (p) => `(${overdueInvoiceSql(p, 'i.')})`;
     add((p) => (query.overdue === 'true' ? o(p) : `NOT ${o(p)}`), day);
   }
   if (query.due_date_from) add((p) => `i.due_date >= ${p}::date`, query.due_date_from);
@@ -203,7 +206,7 @@ function registerInvoices(app, q, pool) {
   });
 
   // The statements CreateInvoiceHandler + TypeormInvoiceRepository.save + LedgerWriter +
-  // ReceivablesProjection + OutboxWriter run, in one transaction; then the detail query.
+  // OutboxWriter run, in one transaction; then the detail query.
   app.post('/api/v1/invoices', async (req, reply) => {
     const tenantId = req.headers['x-tenant-id'];
     const body = req.body;
@@ -227,7 +230,6 @@ function registerInvoices(app, q, pool) {
         JSON.stringify(lines), subtotal, discount, tax, total, 0, null, null, null, null, null, JSON.stringify(body.metadata ?? {}), now, null, null, 1, now, now,
       ]);
       await tq('ledger_post', sql.ledgerPost, [tenantId, newId('led'), customer.id, day, 'invoice', 'invoice', invoiceId, number, `Invoice ${number}`, total, 0, now]);
-      await tq('receivables_refresh', sql.receivablesRefresh, [tenantId, [customer.id], day]);
       const object = { id: invoiceId, number, status: 'open', total };
       await tq('outbox_2', sql.outboxInsert2, [
         tenantId, newId('evt'), 'invoice.created', 'invoice', invoiceId, JSON.stringify({ object }), now,
@@ -314,7 +316,7 @@ function registerCustomers(app, q) {
       credit_hold: row.credit_hold,
       metadata: row.metadata ?? {},
       balance,
-      overdue_amount: Number(row.live_overdue_amount),
+      overdue_amount: Number(row.overdue_amount),
       credit_available: limit === null ? null : limit - balance,
       credit_status: row.credit_hold ? 'on_hold' : limit !== null && balance > limit ? 'over_limit' : 'ok',
       aging: aging(row),
@@ -325,7 +327,7 @@ function registerCustomers(app, q) {
         total_paid: Number(row.total_paid),
         balance,
         unapplied_payments: Number(row.unapplied),
-        overdue_amount: Number(row.live_overdue_amount),
+        overdue_amount: Number(row.overdue_amount),
         open_invoice_count: row.open_count,
         overdue_invoice_count: row.overdue_count,
         average_days_to_pay: row.average_days === null ? null : Number(row.average_days),

@@ -5,6 +5,8 @@
  * (bearer token for the service, x-tenant-id for the baseline).
  */
 
+const { openInvoiceSql } = require('../../dist/shared/infrastructure/query/receivable.sql');
+
 const DEEP_PAGES = 1000;
 
 /** Samples of real rows for the scenarios, read straight from the seeded database. */
@@ -28,7 +30,7 @@ async function prepareScenarioData(sql, tenant) {
   // Open invoices a payment can name in its reference (rule 2 of automatic matching).
   const payable = await one(
     `SELECT i.customer_id, i.number FROM invoices i
-      WHERE i.tenant_id = $1 AND i.status IN ('open', 'partially_paid') AND i.amount_due > 100000
+      WHERE i.tenant_id = $1 AND ${openInvoiceSql('i.')} AND i.amount_due > 100000
         AND i.dispute_status IS DISTINCT FROM 'open' AND i.customer_id <> $2
       ORDER BY random() LIMIT 2000`,
     [t, largest],

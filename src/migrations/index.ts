@@ -5,6 +5,7 @@ import { Webhooks1763800300000 } from './1763800300000-webhooks';
 import { CustomerSummary1763800400000 } from './1763800400000-customer-summary';
 import { OpenInvoicesByDueDate1763800500000 } from './1763800500000-open-invoices-by-due-date';
 import { PaymentSummaryOnRealChanges1763800600000 } from './1763800600000-payment-summary-on-real-changes';
+import { FiguresKeptAndGuardedByTheDatabase1763801200000 } from './1763801200000-figures-kept-and-guarded-by-the-database';
 import { TenantSettings1763801300000 } from './1763801300000-tenant-settings';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   CustomerSummary1763800400000,
   OpenInvoicesByDueDate1763800500000,
   PaymentSummaryOnRealChanges1763800600000,
+  FiguresKeptAndGuardedByTheDatabase1763801200000,
   TenantSettings1763801300000,
 ];

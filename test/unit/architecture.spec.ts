@@ -16,6 +16,13 @@ function walk(dir: string): string[] {
   });
 }
 
+function walkJs(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walkJs(path) : /\.(js|ts)$/.test(name) ? [path] : [];
+  });
+}
+
 /** Every module specifier a file imports, re-exports, requires or loads dynamically. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
@@ -93,6 +100,23 @@ describe('architecture', () => {
           .map((target) => `${rel(f)} imports ${rel(target)}`),
       );
     expect(violations).toEqual([]);
+  });
+
+  it('the open / overdue invoice rule is written once (shared/domain/receivable.ts), for the service and its benchmark baseline', () => {
+    // Migrations already applied somewhere are history: they keep the text they ran with.
+    const FROZEN_BEFORE = 1763801200000;
+    const RULE = [/'open'\s*,\s*'partially_paid'/, /'partially_paid'\s*,\s*'open'/, /\btotal\s*>\s*(\w+\.)?amount_paid\b/, /status\s*===?\s*'partially_paid'\s*\)?\s*(\|\||&&)/];
+    const bench = resolve(SRC, '../bench');
+    const candidates = [...files, ...walkJs(bench)].filter((f) => {
+      const migration = /migrations[\\/](\d{13})-/.exec(f);
+      return !(migration && Number(migration[1]) < FROZEN_BEFORE) && !f.endsWith(join('shared', 'domain', 'receivable.ts'));
+    });
+    const violations = candidates.filter((f) => {
+      const text = readFileSync(f, 'utf8');
+      return RULE.some((re) => re.test(text));
+    });
+    expect(candidates.some((f) => f.includes(join('bench', 'baseline')))).toBe(true);
+    expect(violations.map((f) => relative(resolve(SRC, '..'), f))).toEqual([]);
   });
 
   it('the schema comes only from migrations', () => {

@@ -2,6 +2,8 @@ import { Client } from 'pg';
 import { copyRow, CopyWriter } from './copy';
 import { CustomerRow, InvoiceRow, LedgerRow, PaymentRow, TenantGenerator } from './generate';
 import { customerSummaryRefreshSql } from '../../migrations/1763800400000-customer-summary';
+import { RECOUNT_FIGURES_SQL, recountBalanceAndOverdueSql } from '../../modules/customers/infrastructure/customer-figures.sql';
+import { overdueInvoiceSql } from '../../shared/infrastructure/query/receivable.sql';
 import { ProgressBar } from './progress';
 import { Random } from './random';
 import { SeedOptions } from './seed-args';
@@ -31,8 +33,8 @@ const LEDGER_COLUMNS = ['tenant_id', 'id', 'customer_id', 'entry_date', 'type', 
  * once, so PostgreSQL builds their indexes in parallel while this process generates;
  * applications reference both payments and invoices and are copied once those are
  * committed. Figures the service keeps denormalised are then computed by PostgreSQL from
- * the loaded rows with the service's own formulas: customers.balance (the ledger sum),
- * the overdue projection, and the tenant's invoice number counter.
+ * the loaded rows with the service's own formulas: the customers' figures (balance = the
+ * ledger sum, overdue, history) and the tenant's invoice number counter.
  */
 export async function seedTenantData(
   url: string,
@@ -101,7 +103,7 @@ export async function seedTenantData(
   const loaded = Date.now();
   // Fresh statistics first: the checks below (and the service's first queries) need them.
   await client.query('ANALYZE customers, invoices, payments, payment_applications, ledger_entries');
-  if (bulk) await verifyReferences(client, tenantId);
+  await verifyReferences(client, tenantId, bulk);
   const verified = Date.now();
   await finishTenant(client, tenantId, counts.invoices, opts.asOf);
   const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
@@ -197,34 +199,12 @@ function groups(invoiceCounts: number[], size: number): [number, number][] {
 
 /** What the service keeps denormalised, computed from the loaded rows with its own formulas. */
 async function finishTenant(client: Client, tenantId: string, invoiceCount: number, today: string): Promise<void> {
-  // customers.balance is by definition the ledger sum (LedgerWriter moves both in one statement).
-  await client.query(
-    `UPDATE customers c SET balance = s.balance
-       FROM (SELECT customer_id, SUM(debit - credit) AS balance FROM ledger_entries WHERE tenant_id = $1 GROUP BY customer_id) s
-      WHERE c.tenant_id = $1 AND c.id = s.customer_id`,
-    [tenantId],
-  );
-  // The same statement as ReceivablesProjection.refresh, for all of the tenant's customers.
-  await client.query(
-    `UPDATE customers c
-        SET overdue_amount = f.overdue_amount, overdue_invoice_count = f.overdue_count, overdue_refresh_on = f.refresh_on
-       FROM (SELECT t.id,
-                    COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE i.due_date < $2::date), 0) AS overdue_amount,
-                    COUNT(i.id) FILTER (WHERE i.due_date < $2::date) AS overdue_count,
-                    MIN(i.due_date) FILTER (WHERE i.due_date >= $2::date) + 1 AS refresh_on
-               FROM customers t
-               LEFT JOIN invoices i
-                 ON i.tenant_id = $1 AND i.customer_id = t.id
-                AND i.status IN ('open', 'partially_paid') AND i.total > i.amount_paid
-              WHERE t.tenant_id = $1
-              GROUP BY t.id) f
-      WHERE c.tenant_id = $1 AND c.id = f.id
-        AND (c.overdue_amount, c.overdue_invoice_count, c.overdue_refresh_on)
-            IS DISTINCT FROM (f.overdue_amount, f.overdue_count::int, f.refresh_on)`,
-    [tenantId, today],
-  );
-  // ar_summary's history figures (total invoiced and paid, days to pay, last payment), as the migration computes them.
+  // The customers' stored figures (ADR 17): what the triggers would have kept, recounted set-wise.
+  await client.query('BEGIN');
+  await client.query(RECOUNT_FIGURES_SQL);
+  await client.query(recountBalanceAndOverdueSql('$1', '$2'), [tenantId, today]);
   await client.query(customerSummaryRefreshSql('$1'), [tenantId]);
+  await client.query('COMMIT');
   // The overdue scan (webhooks) notices each invoice once per due date it passes; a service
   // running through this history would have noticed every invoice overdue today already.
   const [{ notices }] = (await client.query(`SELECT to_regclass('invoice_overdue_notices') IS NOT NULL AS notices`)).rows;
@@ -232,7 +212,7 @@ async function finishTenant(client: Client, tenantId: string, invoiceCount: numb
     await client.query(
       `INSERT INTO invoice_overdue_notices (tenant_id, invoice_id, due_date)
        SELECT tenant_id, id, due_date FROM invoices
-        WHERE tenant_id = $1 AND status IN ('open', 'partially_paid') AND amount_due > 0 AND due_date < $2::date
+        WHERE tenant_id = $1 AND ${overdueInvoiceSql('$2', '')}
        ON CONFLICT DO NOTHING`,
       [tenantId, today],
     );
@@ -249,7 +229,8 @@ async function connect(url: string, bulk: boolean): Promise<Client> {
   const c = new Client({ connectionString: url, application_name: 'receivables-seed' });
   await c.connect();
   await c.query('SET synchronous_commit = off');
-  if (bulk) await c.query('SET session_replication_role = replica');
+  // Invoices and payments are committed before their applications: their figures are checked set-wise afterwards.
+  await c.query(bulk ? 'SET session_replication_role = replica' : LOADING_SQL);
   return c;
 }
 
@@ -268,13 +249,17 @@ async function bulkMode(client: Client): Promise<boolean> {
     return true;
   } catch {
     process.stderr.write('seed: cannot set session_replication_role (not a superuser): loading with row-by-row triggers, slower\n');
+    await client.query(LOADING_SQL);
     return false;
   }
 }
 
+/** The session loads what the commit-time figure checks would refuse half-way (they skip it); verifyReferences checks it all. */
+const LOADING_SQL = `SELECT set_config('receivables.recount', 'on', false)`;
+
 /** The FK and application-balance rules the skipped triggers enforce, checked set-wise. */
-async function verifyReferences(client: Client, tenantId: string): Promise<void> {
-  await client.query('SET session_replication_role = DEFAULT');
+async function verifyReferences(client: Client, tenantId: string, bulk: boolean): Promise<void> {
+  await client.query(bulk ? 'SET session_replication_role = DEFAULT' : `SELECT set_config('receivables.recount', 'off', false)`);
   const checks: [string, string][] = [
     ['invoices without their customer', `SELECT count(*) AS n FROM invoices i WHERE i.tenant_id = $1 AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = i.tenant_id AND c.id = i.customer_id)`],
     ['payments without their customer', `SELECT count(*) AS n FROM payments p WHERE p.tenant_id = $1 AND p.customer_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = p.tenant_id AND c.id = p.customer_id)`],

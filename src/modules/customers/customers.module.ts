@@ -12,7 +12,7 @@ import { StatementReadModel } from './infrastructure/statement-read-model';
 import { CustomerRepository } from './domain/customer.repository';
 import { CustomerReadModel } from './infrastructure/customer-read-model';
 import { LedgerWriter } from './infrastructure/ledger.writer';
-import { ReceivablesProjection } from './infrastructure/receivables.projection';
+import { OverdueFiguresJob } from './infrastructure/overdue-figures.job';
 import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.repository';
 
 @Module({
@@ -21,7 +21,7 @@ import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.rep
   providers: [
     { provide: CustomerRepository, useClass: TypeormCustomerRepository },
     LedgerWriter,
-    ReceivablesProjection,
+    OverdueFiguresJob,
     CustomerReadModel,
     CreateCustomerHandler,
     UpdateCustomerHandler,
@@ -31,6 +31,6 @@ import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.rep
     StatementPdfRenderer,
     GetCustomerStatementHandler,
   ],
-  exports: [CustomerRepository, LedgerWriter, ReceivablesProjection],
+  exports: [CustomerRepository, LedgerWriter],
 })
 export class CustomersModule {}

@@ -6,4 +6,3 @@ export { LEDGER_ENTRY_TYPES, type LedgerEntryInput, type LedgerEntryType } from 
 export { AGING_BUCKETS, ageReceivables, agingBucketFor, emptyAging, type Aging, type AgingBucket } from './domain/aging';
 export { creditAvailable, creditStatus, type CreditStatus } from './domain/credit';
 export { LedgerWriter } from './infrastructure/ledger.writer';
-export { ReceivablesProjection } from './infrastructure/receivables.projection';

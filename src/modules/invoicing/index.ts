@@ -2,7 +2,7 @@
 export { InvoicingModule } from './invoicing.module';
 export { Invoice, type InvoiceCustomer, type CreateInvoiceParams, type InvoicePatch, type DisputeInput } from './domain/invoice.aggregate';
 export { InvoiceRepository, type OpenInvoiceQuery } from './domain/invoice.repository';
-export { INVOICE_STATUSES, OPEN_STATUSES, isInvoiceStatus, type InvoiceStatus } from './domain/invoice-status';
+export { INVOICE_STATUSES, isInvoiceStatus, type InvoiceStatus } from './domain/invoice-status';
 export { InvoiceEvents, type InvoiceEventType } from './domain/invoice.events';
 export { presentInvoice, isOverdue, type InvoiceJson, type InvoiceSnapshot, type CustomerSummary } from './domain/invoice.snapshot';
 export { type LineItemInput, type LineItemSnapshot } from './domain/line-item.value-object';

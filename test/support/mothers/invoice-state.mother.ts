@@ -1,30 +1,30 @@
 import { LedgerEntryInput, LedgerWriter } from '../../../src/modules/customers';
-import { InvoiceRepository } from '../../../src/modules/invoicing';
-import { Clock } from '../../../src/shared/domain/clock';
-import { Money } from '../../../src/shared/domain/money';
+import { MatchPaymentCommand } from '../../../src/modules/payments/application/match-payment.command';
+import { RecordPaymentCommand } from '../../../src/modules/payments/application/record-payment.command';
 import { UnitOfWork } from '../../../src/shared/infrastructure/database/unit-of-work';
+import { TransactionalCommandBus } from '../../../src/shared/infrastructure/database/transactional-command-bus';
 import { TestApp } from '../test-app';
 
 const PAYMENT_ID = 'pay_01jc9x7m3ef0ab6yr2t0n4q8zd';
 
 /**
  * Brings invoices into the states only payments reach (partially_paid, paid) through the
- * API the payments module uses (InvoiceRepository + Invoice.applyPayment, LedgerWriter),
- * so invoicing and customers tests do not depend on the payments endpoints.
+ * payments module's commands (a real payment and its application: the database refuses an
+ * amount_paid that no application explains), so invoicing and customers tests do not depend
+ * on the payments endpoints.
  */
 export const InvoiceStateMother = {
   /** A payment of `amount` received today and applied in full to the invoice, in one transaction. */
   async pay(app: TestApp, tenantId: string, invoiceId: string, amount: number): Promise<void> {
     const uow = app.app.get(UnitOfWork);
-    const invoices = app.app.get(InvoiceRepository, { strict: false });
-    const now = app.app.get(Clock).now();
+    const commands = app.app.get(TransactionalCommandBus);
+    const [invoice] = await app.query<{ customer_id: string }>(`SELECT customer_id FROM invoices WHERE tenant_id = $1 AND id = $2`, [tenantId, invoiceId]);
+    if (!invoice) throw new Error(`no invoice ${invoiceId}`);
     await uow.run(async () => {
-      const invoice = await invoices.findByIdForUpdate(tenantId, invoiceId);
-      if (!invoice) throw new Error(`no invoice ${invoiceId}`);
-      const today = now.toISOString().slice(0, 10); // the tests using this mother run on UTC tenants
-      invoice.applyPayment(Money.of(amount, invoice.currency), PAYMENT_ID, 'app_01jc9x7m3ef0ab6yr2t0n4q8zd', { now, today }, today);
-      await invoices.save(invoice);
-      await InvoiceStateMother.receive(app, { tenantId, customerId: invoice.customerId, entryDate: now.toISOString().slice(0, 10), credit: amount });
+      const paymentId = await commands.execute<string>(
+        new RecordPaymentCommand(tenantId, { customer_id: invoice.customer_id, amount, method: 'wire', auto_match: 'none' }),
+      );
+      await commands.execute(new MatchPaymentCommand(tenantId, paymentId, [{ invoice_id: invoiceId, amount }]));
     });
   },
 

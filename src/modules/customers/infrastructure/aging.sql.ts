@@ -16,6 +16,3 @@ export function agingSelectList(dueSql: string, amountSql: string, asOf: string)
 export function agingFromRow(row: Record<string, unknown> | undefined): Aging {
   return Object.fromEntries(AGING_BUCKETS.map((b) => [b.key, toSafeNumber(row?.[b.key] as string | undefined)])) as Aging;
 }
-
-/** Open receivables: what aging, balances and overdue figures are computed over. */
-export const OPEN_INVOICE_SQL = `i.status IN ('open', 'partially_paid') AND i.total > i.amount_paid`;

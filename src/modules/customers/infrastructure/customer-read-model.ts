@@ -9,10 +9,10 @@ import { TenantCalendar } from '../../settings';
 import { Aging, emptyAging } from '../domain/aging';
 import { CREDIT_STATUSES, creditAvailable, CreditStatus, creditStatus } from '../domain/credit';
 import { BillingAddress } from '../domain/customer.aggregate';
-import { agingFromRow, agingSelectList, OPEN_INVOICE_SQL } from './aging.sql';
+import { agingFromRow, agingSelectList } from './aging.sql';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
+import { openInvoiceSql, overdueInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 import { CustomerRow as StoredCustomerRow } from './customer.mapper';
-import { ReceivablesProjection } from './receivables.projection';
 
 export interface CustomerView {
   id: string;
@@ -65,11 +65,10 @@ export interface CustomerListFilters {
 
 const SORT_FIELDS = ['created_at', 'name', 'balance', 'overdue_amount'] as const;
 type SortField = (typeof SORT_FIELDS)[number];
-const SORT_COLUMNS: Record<SortField, KeysetColumn> = {
+const SORT_COLUMNS: Record<Exclude<SortField, 'overdue_amount'>, KeysetColumn> = {
   created_at: { sql: 'c.created_at', type: 'timestamptz' },
   name: { sql: 'c.name', type: 'text' },
   balance: { sql: 'c.balance', type: 'bigint' },
-  overdue_amount: { sql: 'c.overdue_amount', type: 'bigint' },
 };
 
 const CREDIT_STATUS_SQL: Record<CreditStatus, string> = {
@@ -79,7 +78,7 @@ const CREDIT_STATUS_SQL: Record<CreditStatus, string> = {
 };
 
 /** A customers row as the list and detail queries select it (bigints as strings). */
-type CustomerRow = Omit<StoredCustomerRow, 'tenant_id' | 'version'> & { balance: string; overdue_amount: string; _keyset_value: string };
+type CustomerRow = Omit<StoredCustomerRow, 'tenant_id' | 'version'> & { balance: string; _keyset_value: string };
 
 /** The detail query's row: the customer, its ar_summary figures and its open invoices' aging. */
 type CustomerDetailRow = CustomerRow &
@@ -93,11 +92,11 @@ type CustomerDetailRow = CustomerRow &
     unapplied: string;
     open_count: number;
     overdue_count: number;
-    live_overdue_amount: string;
+    overdue_amount: string;
   };
 
 const SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address, c.currency, c.payment_terms_days,
-       c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.overdue_amount::text, c.created_at, c.updated_at`;
+       c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.created_at, c.updated_at`;
 
 /**
  * The customer detail in one statement whatever the customer's size: the history figures are kept
@@ -117,26 +116,39 @@ const CUSTOMER_DETAIL_SQL = `SELECT ${SELECT}, '' AS _keyset_value,
   CROSS JOIN LATERAL (
         SELECT COUNT(*)::int AS open_count,
                COUNT(*) FILTER (WHERE i.due_date < $4::date)::int AS overdue_count,
-               COALESCE(SUM(i.total - i.amount_paid) FILTER (WHERE i.due_date < $4::date), 0)::text AS live_overdue_amount,
-               ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
-          FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}) o
+               COALESCE(SUM(i.amount_due) FILTER (WHERE i.due_date < $4::date), 0)::text AS overdue_amount,
+               ${agingSelectList('i.due_date', 'i.amount_due', '$3')}
+          FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${openInvoiceSql('i.')}) o
   WHERE c.tenant_id = $1 AND c.id = $2`;
+
+/**
+ * Whether the tenant's stored overdue figures hold for `$2` (its today): no customer's are
+ * stale (a due date passed since they were counted) or counted for a later day. Two index probes.
+ */
+const STORED_OVERDUE_HOLDS_SQL = `SELECT NOT EXISTS (SELECT 1 FROM customers WHERE tenant_id = $1 AND overdue_refresh_on <= $2::date)
+   AND NOT EXISTS (SELECT 1 FROM customers WHERE tenant_id = $1 AND overdue_as_of > $2::date) AS holds`;
+
+/** Each customer's overdue amount as of `$2`, counted from the open invoices (when the stored figures do not hold). */
+const LIVE_OVERDUE_JOIN = `LEFT JOIN (SELECT i.customer_id, SUM(i.amount_due) AS amount FROM invoices i
+                          WHERE i.tenant_id = $1 AND ${overdueInvoiceSql('$2')} GROUP BY i.customer_id) live
+         ON live.customer_id = c.id`;
 
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => `\\${m}`);
 }
 
 /**
- * Customer list and detail read straight from SQL into response shapes. Balance and the
- * overdue figures are the denormalised columns (see ReceivablesProjection); aging is summed
- * per page from the open-invoice index; ar_summary is aggregated for the one customer.
+ * Customer list and detail read straight from SQL into response shapes; they never write.
+ * `balance` is the stored figure (Σ ledger). Overdue amounts and aging are counted from the open
+ * invoices of the customers shown (one aggregate over the open-invoice index); only the list's
+ * overdue sort and filter, which range over every customer, use the stored overdue figures, and
+ * only while they hold for today (ADR 17) — otherwise they count from the open invoices too.
  */
 @Injectable()
 export class CustomerReadModel {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly calendar: TenantCalendar,
-    private readonly projection: ReceivablesProjection,
   ) {}
 
   async list(tenantId: string, raw: CustomerListFilters): Promise<Page<CustomerView>> {
@@ -153,9 +165,14 @@ export class CustomerReadModel {
     const asOf = this.asOf(raw.as_of, today);
     const list = parseListParams(raw, { q, has_balance: hasBalance, overdue, credit_status: credit, sort: `${sort.direction}:${sort.field}` });
 
-    await this.projection.refreshStale(tenantId);
-
     const params: unknown[] = [tenantId];
+    let overdueSql = 'c.overdue_amount';
+    let from = 'customers c';
+    if ((overdue !== undefined || sort.field === 'overdue_amount') && !(await this.storedOverdueHolds(tenantId, today))) {
+      params.push(today); // $2 of LIVE_OVERDUE_JOIN
+      overdueSql = 'COALESCE(live.amount, 0)';
+      from = `customers c ${LIVE_OVERDUE_JOIN}`;
+    }
     const where = ['c.tenant_id = $1'];
     if (q !== undefined) {
       params.push(`%${escapeLike(q)}%`);
@@ -163,21 +180,24 @@ export class CustomerReadModel {
       where.push(`(c.name ILIKE ${p} OR c.email ILIKE ${p} OR c.external_id ILIKE ${p})`);
     }
     if (hasBalance !== undefined) where.push(hasBalance ? 'c.balance > 0' : 'c.balance <= 0');
-    if (overdue !== undefined) where.push(overdue ? 'c.overdue_amount > 0' : 'c.overdue_amount = 0');
+    if (overdue !== undefined) where.push(overdue ? `${overdueSql} > 0` : `${overdueSql} = 0`);
     if (credit) where.push(`(${credit.map((c) => `(${CREDIT_STATUS_SQL[c as CreditStatus]})`).join(' OR ')})`);
-    const column = SORT_COLUMNS[sort.field];
+    const column: KeysetColumn = sort.field === 'overdue_amount' ? { sql: overdueSql, type: 'bigint' } : SORT_COLUMNS[sort.field];
     where.push(keysetCondition(column, 'c.id', sort as SortSpec<string>, list.cursor, params));
     params.push(list.limit + 1);
     const rows = await this.uow.query<CustomerRow>(
       `SELECT ${SELECT}, ${keysetValue(column)}
-         FROM customers c
+         FROM ${from}
         WHERE ${where.join(' AND ')}
         ORDER BY ${keysetOrder(column, 'c.id', sort as SortSpec<string>)}
         LIMIT $${params.length}`,
       params,
     );
-    const agings = await this.agings(tenantId, rows.map((r) => r.id), asOf);
-    return toPage(rows, list, (row) => this.present(row, agings.get(row.id) ?? emptyAging()));
+    const open = await this.openFigures(tenantId, rows.map((r) => r.id), asOf, today);
+    return toPage(rows, list, (row) => {
+      const figures = open.get(row.id);
+      return this.present(row, figures?.aging ?? emptyAging(), figures?.overdue ?? 0);
+    });
   }
 
   async get(tenantId: string, id: string, rawAsOf?: string): Promise<CustomerDetailView> {
@@ -186,8 +206,7 @@ export class CustomerReadModel {
     if (!isValidId(id, 'cus')) throw new NotFoundError('Customer', id);
     const [row] = await this.uow.query<CustomerDetailRow>(CUSTOMER_DETAIL_SQL, [tenantId, id, asOf, today]);
     if (!row) throw new NotFoundError('Customer', id);
-    // Overdue computed live as of today, so the detail is exact even before a stale row is refreshed.
-    const view = this.present({ ...row, overdue_amount: row.live_overdue_amount }, agingFromRow(row));
+    const view = this.present(row, agingFromRow(row), toSafeNumber(row.overdue_amount));
     return {
       ...view,
       ar_summary: {
@@ -214,20 +233,26 @@ export class CustomerReadModel {
     return value;
   }
 
-  /** Aging of the customers' open invoices as of a date, one aggregate over the open-invoice index. */
-  private async agings(tenantId: string, ids: string[], asOf: string): Promise<Map<string, Aging>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.uow.query<Record<string, string>>(
-      `SELECT i.customer_id, ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$3')}
-         FROM invoices i
-        WHERE i.tenant_id = $1 AND i.customer_id = ANY($2::text[]) AND ${OPEN_INVOICE_SQL}
-        GROUP BY i.customer_id`,
-      [tenantId, ids, asOf],
-    );
-    return new Map(rows.map((r) => [r.customer_id, agingFromRow(r)]));
+  private async storedOverdueHolds(tenantId: string, today: string): Promise<boolean> {
+    const [row] = await this.uow.query<{ holds: boolean }>(STORED_OVERDUE_HOLDS_SQL, [tenantId, today]);
+    return row.holds;
   }
 
-  private present(row: CustomerRow, aging: Aging): CustomerView {
+  /** Aging as of a date and the overdue amount as of today of the customers' open invoices: one aggregate over the open-invoice index. */
+  private async openFigures(tenantId: string, ids: string[], asOf: string, today: string): Promise<Map<string, { aging: Aging; overdue: number }>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.uow.query<Record<string, string>>(
+      `SELECT i.customer_id, COALESCE(SUM(i.amount_due) FILTER (WHERE i.due_date < $4::date), 0)::text AS overdue,
+              ${agingSelectList('i.due_date', 'i.amount_due', '$3')}
+         FROM invoices i
+        WHERE i.tenant_id = $1 AND i.customer_id = ANY($2::text[]) AND ${openInvoiceSql('i.')}
+        GROUP BY i.customer_id`,
+      [tenantId, ids, asOf, today],
+    );
+    return new Map(rows.map((r) => [r.customer_id, { aging: agingFromRow(r), overdue: toSafeNumber(r.overdue) }]));
+  }
+
+  private present(row: CustomerRow, aging: Aging, overdueAmount: number): CustomerView {
     const position = { creditLimit: toNullableNumber(row.credit_limit), creditHold: row.credit_hold, balance: toSafeNumber(row.balance) };
     return {
       id: row.id,
@@ -242,7 +267,7 @@ export class CustomerReadModel {
       credit_hold: row.credit_hold,
       metadata: row.metadata ?? {},
       balance: position.balance,
-      overdue_amount: toSafeNumber(row.overdue_amount),
+      overdue_amount: overdueAmount,
       credit_available: creditAvailable(position),
       credit_status: creditStatus(position),
       aging,

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
-import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
+import { ValidationError } from '../../../shared/domain/domain-error';
 import { newId } from '../../../shared/domain/ids';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { LedgerEntryInput } from '../domain/ledger-entry';
 
 /**
- * Writes the customer's receivables ledger (contract §9) inside the transaction of the
- * change that caused the entry. The insert and the customer's denormalised `balance` move
- * in one statement, so `customers.balance` is always the ledger's sum.
+ * Writes the customer's receivables ledger (contract §9) inside the transaction of the change
+ * that caused the entry. The customer's `balance` follows from the entry in the database
+ * (a trigger, ADR 17): it is the ledger's sum whatever writes the ledger.
  * Used by the invoicing repository and by the payments module (payment received: a credit).
  */
 @Injectable()
@@ -29,14 +29,9 @@ export class LedgerWriter {
     if (entry.debit > 0 && entry.credit > 0) throw ValidationError.field('debit', 'a ledger entry is a debit or a credit, not both');
     if (entry.debit === 0 && entry.credit === 0) return null;
     const id = newId('led');
-    const rows = await this.uow.query<{ id: string }>(
-      `WITH entry AS (
-         INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-         RETURNING tenant_id, customer_id, debit - credit AS delta)
-       UPDATE customers c SET balance = c.balance + entry.delta
-         FROM entry WHERE c.tenant_id = entry.tenant_id AND c.id = entry.customer_id
-       RETURNING c.id`,
+    await this.uow.query(
+      `INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         entry.tenantId,
         id,
@@ -52,7 +47,6 @@ export class LedgerWriter {
         this.clock.now(),
       ],
     );
-    if (rows.length === 0) throw new NotFoundError('Customer', entry.customerId);
     return id;
   }
 }

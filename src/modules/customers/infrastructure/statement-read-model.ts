@@ -8,7 +8,8 @@ import { TenantCalendar } from '../../settings';
 import { Aging } from '../domain/aging';
 import { BillingAddress } from '../domain/customer.aggregate';
 import { LedgerEntryType } from '../domain/ledger-entry';
-import { agingFromRow, agingSelectList, OPEN_INVOICE_SQL } from './aging.sql';
+import { agingFromRow, agingSelectList } from './aging.sql';
+import { openInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 
 export interface StatementLine {
   date: string;
@@ -90,8 +91,8 @@ export class StatementReadModel {
          FROM customers c
          JOIN tenants t ON t.id = c.tenant_id
         CROSS JOIN LATERAL (
-              SELECT ${agingSelectList('i.due_date', 'i.total - i.amount_paid', '$4')}
-                FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${OPEN_INVOICE_SQL}) ag
+              SELECT ${agingSelectList('i.due_date', 'i.amount_due', '$4')}
+                FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${openInvoiceSql('i.')}) ag
         WHERE c.tenant_id = $1 AND c.id = $2`,
       [tenantId, customerId, from, to],
     );

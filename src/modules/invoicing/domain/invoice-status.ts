@@ -1,13 +1,12 @@
-export const INVOICE_STATUSES = ['draft', 'open', 'partially_paid', 'paid', 'void', 'uncollectible'] as const;
+import { OPEN_STATUSES } from '../../../shared/domain/receivable';
+
+export const INVOICE_STATUSES = ['draft', ...OPEN_STATUSES, 'paid', 'void', 'uncollectible'] as const;
 
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 export function isInvoiceStatus(value: unknown): value is InvoiceStatus {
   return typeof value === 'string' && (INVOICE_STATUSES as readonly string[]).includes(value);
 }
-
-/** Statuses that still expect money: candidates for payments, aging and `overdue`. */
-export const OPEN_STATUSES: readonly InvoiceStatus[] = ['open', 'partially_paid'];
 
 /** Transitions a client may ask for with `PATCH {status}` (contract §7). */
 export const PATCH_TRANSITIONS: Readonly<Record<InvoiceStatus, readonly InvoiceStatus[]>> = {

@@ -5,7 +5,8 @@ import { newId } from '../../../shared/domain/ids';
 import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
 import { InvoiceEvents, InvoiceEventType } from './invoice.events';
 import { CustomerSummary, DisputeSnapshot, InvoiceJson, InvoiceSnapshot, isOverdue, presentInvoice } from './invoice.snapshot';
-import { EDITABLE_FIELDS, INVOICE_STATUSES, InvoiceStatus, isInvoiceStatus, OPEN_STATUSES, PATCH_TRANSITIONS } from './invoice-status';
+import { isOpenStatus } from '../../../shared/domain/receivable';
+import { EDITABLE_FIELDS, INVOICE_STATUSES, InvoiceStatus, isInvoiceStatus, PATCH_TRANSITIONS } from './invoice-status';
 import { LineItem, LineItemInput, LineItemSnapshot, totalsOf } from './line-item.value-object';
 import { ReceivableMovement } from './receivable-movement';
 
@@ -57,8 +58,7 @@ export interface InvoicePatch {
 }
 
 const PUBLIC_FIELD: Record<string, string> = { customer: 'customer_id' };
-/** Lines per invoice (docs/security.md); the request DTO checks the same limit before validation. */
-export const MAX_LINES = 500;
+const MAX_LINES = 250;
 const NUMBER_RE = /^[A-Za-z0-9][A-Za-z0-9._\-/#]{0,63}$/;
 
 function date(field: string, value: unknown): string {
@@ -303,7 +303,7 @@ export class Invoice extends AggregateRoot {
    * Only open and partially paid invoices take money, never more than is due.
    */
   applyPayment(amount: Money, paymentId: string, applicationId: string, at: BusinessTime, paymentDate: string): void {
-    if (!OPEN_STATUSES.includes(this.s.status)) {
+    if (!isOpenStatus(this.s.status)) {
       throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; only open or partially paid invoices take payments.`);
     }
     this.assertAmount(amount, `application ${applicationId} of payment ${paymentId}`);

@@ -29,8 +29,8 @@ export abstract class InvoiceRepository {
 
   /**
    * Inserts or updates (checking and bumping the version), writes the aggregate's ledger
-   * movements, refreshes the customer's receivables figures and publishes its events — all
-   * in the current transaction. A duplicate number is a ConflictError.
+   * movements and publishes its events — all in the current transaction (the customer's
+   * figures follow in the database, ADR 17). A duplicate number is a ConflictError.
    */
   abstract save(invoice: Invoice): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { daysBetween } from '../../../shared/domain/clock';
-import { InvoiceStatus, OPEN_STATUSES } from './invoice-status';
+import { isOverdueInvoice } from '../../../shared/domain/receivable';
+import { InvoiceStatus } from './invoice-status';
 import { LineItem, LineItemJson, LineItemSnapshot } from './line-item.value-object';
 
 export interface CustomerSummary {
@@ -77,9 +78,9 @@ export interface InvoiceJson {
   updated_at: string;
 }
 
-/** Contract §7: still expecting money, something left to pay, and due before today. */
+/** Contract §7: still expecting money, something left to pay, and due before today (shared/domain/receivable.ts). */
 export function isOverdue(s: Pick<InvoiceSnapshot, 'status' | 'total' | 'amountPaid' | 'dueDate'>, today: string): boolean {
-  return OPEN_STATUSES.includes(s.status) && s.total - s.amountPaid > 0 && s.dueDate < today;
+  return isOverdueInvoice({ status: s.status, amountDue: s.total - s.amountPaid, dueDate: s.dueDate }, today);
 }
 
 /** The invoice's public JSON (contract §7, without the detail-only `payments`). */

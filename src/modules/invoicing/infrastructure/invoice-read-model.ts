@@ -6,6 +6,7 @@ import { Page, parseSort, SortSpec } from '../../../shared/domain/pagination';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { TenantCalendar } from '../../settings';
+import { overdueInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { InvoiceJson, presentInvoice } from '../domain/invoice.snapshot';
 import { INVOICE_STATUSES, isInvoiceStatus } from '../domain/invoice-status';
@@ -54,7 +55,7 @@ const SORT_COLUMNS: Record<SortField, KeysetColumn> = {
 };
 
 /** Contract §7 `overdue`, as of the date in parameter `p`. */
-const overdueSql = (p: string) => `(i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < ${p}::date)`;
+const overdueSql = (p: string) => `(${overdueInvoiceSql(p, 'i.')})`;
 
 function dateFilter(field: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError } from '../../../shared/domain/domain-error';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
-import { LedgerWriter, ReceivablesProjection } from '../../customers';
+import { openStatusSql } from '../../../shared/infrastructure/query/receivable.sql';
+import { LedgerWriter } from '../../customers';
 import { Invoice } from '../domain/invoice.aggregate';
 import { InvoiceRepository, OpenInvoiceQuery } from '../domain/invoice.repository';
 import { INVOICE_COLUMNS, INVOICE_FROM, INVOICE_SELECT, InvoiceMapper, InvoiceRow } from './invoice.mapper';
@@ -19,7 +20,6 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly ledger: LedgerWriter,
-    private readonly receivables: ReceivablesProjection,
   ) {
     super();
   }
@@ -43,7 +43,7 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
     // Served by invoices_open_idx (tenant_id, customer_id, currency, due_date, id).
     const lock = query.forUpdate ? ' FOR UPDATE OF i' : '';
     return this.load(
-      `i.tenant_id = $1 AND i.customer_id = $2 AND i.currency = $3 AND i.status IN ('open', 'partially_paid')`,
+      `i.tenant_id = $1 AND i.customer_id = $2 AND i.currency = $3 AND ${openStatusSql('i.')}`,
       [tenantId, customerId, currency.toLowerCase(), query.limit],
       `ORDER BY i.due_date, i.id LIMIT $4${lock}`,
     );
@@ -98,7 +98,6 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
         credit: m.credit,
       });
     }
-    await this.receivables.refresh(s.tenantId, [s.customerId]);
     await this.uow.publish(invoice.pullEvents());
   }
 

@@ -1,5 +1,6 @@
 import { BusinessTime } from '../../../shared/domain/clock';
 import { newId } from '../../../shared/domain/ids';
+import { isOpenStatus } from '../../../shared/domain/receivable';
 import { Money } from '../../../shared/domain/money';
 import {
   InvoiceNotPayableError,
@@ -33,8 +34,6 @@ export interface ApplicationRequest {
   amount?: number | null;
 }
 
-const PAYABLE = ['open', 'partially_paid'];
-
 /**
  * Applies a payment to invoices and takes applications back, keeping both sides in step:
  * per invoice amount_paid = Σ applications ≤ total, per payment Σ applications ≤ amount.
@@ -56,7 +55,7 @@ export class CashApplication {
     for (const { invoice, amount } of requests) {
       if (invoice.currency !== payment.currency) throw new OtherCurrencyError(invoice.id, invoice.currency, payment.currency);
       if (invoice.customerId !== customerId) throw new OtherCustomerError(invoice.id);
-      if (!PAYABLE.includes(invoice.status)) throw new InvoiceNotPayableError(invoice.id, invoice.status);
+      if (!isOpenStatus(invoice.status)) throw new InvoiceNotPayableError(invoice.id, invoice.status);
       const due = dueLeft.get(invoice.id) ?? invoice.amountDue.amount;
       const take = amount ?? Math.min(due, left);
       if (take > due) throw new InvoiceOverPaidError(invoice.id, take, due);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { openInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 import { COMBINATION_POOL_SIZE } from '../domain/matching/combination-search';
 import { MAX_SUGGESTIONS } from '../domain/matching/cash-matching.policy';
 import { MatchCandidate, MatchCandidateSource } from '../domain/matching/match-candidate';
@@ -21,8 +22,8 @@ interface CandidateRow {
 const COLUMNS = `id, number, customer_id, currency, status, amount_due, to_char(due_date, 'YYYY-MM-DD') AS due_on,
   dispute_status IS NOT DISTINCT FROM 'open' AS disputed`;
 /** The customer's open, undisputed invoices in one currency ($1 tenant, $2 customer, $3 currency): served by invoices_open_idx. */
-const OPEN_FOR_CUSTOMER = `tenant_id = $1 AND customer_id = $2 AND currency = $3 AND status IN ('open', 'partially_paid')
-  AND amount_due > 0 AND dispute_status IS DISTINCT FROM 'open'`;
+const OPEN_FOR_CUSTOMER = `tenant_id = $1 AND customer_id = $2 AND currency = $3 AND ${openInvoiceSql('')}
+  AND dispute_status IS DISTINCT FROM 'open'`;
 /** Same expressions as the invoices_number_*_idx indexes (and invoiceNumberKeys() in the domain). */
 const ALNUM_KEY = `lower(regexp_replace(number, '[^A-Za-z0-9]', '', 'g'))`;
 const DIGITS_KEY = `regexp_replace(substring(number from '^[A-Za-z]*[^A-Za-z0-9]*([0-9]+)$'), '^0+(?=[0-9])', '')`;

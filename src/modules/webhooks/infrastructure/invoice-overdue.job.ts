@@ -3,13 +3,14 @@ import { DomainEvent } from '../../../shared/domain/aggregate-root';
 import { Clock } from '../../../shared/domain/clock';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { OutboxWriter } from '../../../shared/infrastructure/outbox/outbox.writer';
+import { overdueInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 import { InvoiceRepository } from '../../invoicing';
 import { TenantCalendar, tenantTodaySql } from '../../settings';
 import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
 
 export const INVOICE_OVERDUE = 'invoice.overdue';
 const BATCH = 200;
-/** Only one instance scans at a time; the others skip that round (the lock is per transaction). */
+/** Only one instance scans at a time; the others wait their turn (the lock is per transaction). */
 const SCAN_LOCK = 'webhooks:invoice-overdue-scan';
 
 /**
@@ -74,16 +75,17 @@ export class InvoiceOverdueJob implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async batch(): Promise<{ emitted: number; scanned: number }> {
-    const local = await this.calendar.localDates();
     return this.uow.run(async () => {
-      const [{ locked }] = await this.uow.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`, [SCAN_LOCK]);
-      if (!locked) return { emitted: 0, scanned: 0 };
+      // One scan at a time: a scan asked for while another runs waits for it, then reads the
+      // dates (so it never ends having looked at a day that is already over).
+      await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [SCAN_LOCK]);
+      const local = await this.calendar.localDates();
       // No tenant's today is after local.latest (a pre-filter the index serves); then each tenant's own.
       const noticed: { tenant_id: string; invoice_id: string; today: string }[] = await this.uow.query(
         `WITH due AS (
            SELECT i.tenant_id, i.id, i.due_date, t.today FROM invoices i
             CROSS JOIN LATERAL (SELECT ${tenantTodaySql('i.tenant_id', '$3', '$4')} AS today) t
-            WHERE i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.due_date < $1::date AND i.due_date < t.today
+            WHERE i.due_date < $1::date AND ${overdueInvoiceSql('t.today', 'i.')}
               AND NOT EXISTS (SELECT 1 FROM invoice_overdue_notices n
                                WHERE n.tenant_id = i.tenant_id AND n.invoice_id = i.id AND n.due_date = i.due_date)
             ORDER BY i.due_date, i.tenant_id, i.id

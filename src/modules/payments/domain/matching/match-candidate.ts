@@ -1,3 +1,4 @@
+import { isOpenInvoice } from '../../../../shared/domain/receivable';
 import { ReferenceCandidate } from './invoice-reference.parser';
 
 /** An invoice as the matching policy sees it: a read snapshot, not the aggregate. */
@@ -12,10 +13,9 @@ export interface MatchCandidate {
   readonly disputed: boolean;
 }
 
-export const OPEN_STATUSES: readonly string[] = ['open', 'partially_paid'];
-
+/** Open as everywhere else (shared/domain/receivable.ts). */
 export function isOpen(c: MatchCandidate): boolean {
-  return OPEN_STATUSES.includes(c.status) && c.amountDue > 0;
+  return isOpenInvoice(c);
 }
 
 /** Oldest due first, ties by id (ids are time-sortable): the one order every rule uses. */
