@@ -100,6 +100,8 @@ async function main() {
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
     RATE_LIMIT_REQUESTS: '1000000000',
+    // The token scenario measures the endpoint's cost, not its per-client issue limit.
+    TOKEN_ISSUE_LIMIT: '1000000000',
   }, serviceLog);
   cleanups.push(() => stopChild(service));
   const baseline = spawnNode([join(__dirname, 'baseline/server.js')], {

@@ -4,6 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { IncomingHttpHeaders } from 'node:http';
+import { parse as parseForm } from 'node:querystring';
 import { AppModule } from './app.module';
 import { HttpProblem } from './shared/http/problem-details.filter';
 import { CoreOptions } from './shared/infrastructure/core.module';
@@ -12,11 +13,15 @@ import { createValidationPipe } from './shared/http/validation.pipe';
 import { registerMetrics } from './modules/status/infrastructure/metrics';
 import { installLeanReads } from './shared/http/lean-reads';
 import { registerSecurityHeaders } from './shared/http/security-headers';
+import { clientErrorHandler, frameworkErrors } from './shared/http/framework-errors';
+import { parseJsonBody } from './shared/http/json-body';
+import { ValidationError } from './shared/domain/domain-error';
 
 export const API_PREFIX = 'api/v1';
 
 const UNSUPPORTED_MEDIA_TYPE = new HttpProblem('unsupported_media_type', 'Send the request body as application/json.');
 const FORM_ROUTES = new Set([`/${API_PREFIX}/auth/token`]);
+const NUL_IN_URL = ValidationError.field('url', 'The URL must not contain U+0000 (%00).', 'invalid_characters');
 
 /** JSON everywhere; the token endpoint also takes form-encoded bodies (RFC 6749). */
 function acceptsBody(method: string, headers: IncomingHttpHeaders, url: string): boolean {
@@ -38,10 +43,14 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
     genReqId: requestIdFor,
     trustProxy: options.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors,
+    clientErrorHandler,
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(options), adapter, {
     bufferLogs: true,
     abortOnError: false,
+    // Our own parsers below: JSON with depth, size, text and exact-number checks (json-body.ts).
+    bodyParser: false,
   });
   app.useLogger(app.get(Logger));
 
@@ -51,8 +60,21 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
     // Swagger UI needs inline styles; everything the API returns is JSON, PDF or CSV.
     contentSecurityPolicy: { directives: { 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } },
   });
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  // Only the token endpoint takes forms (acceptsBody); repeated keys become arrays, which it refuses.
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, parseForm(body as string)));
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
+    // Financial data must not be kept by shared or browser caches (RFC 9111 §5.2.2.5).
+    if (request.headers.authorization !== undefined) void reply.header('Cache-Control', 'no-store');
+    // A percent-encoded NUL would reach path parameters and filters as U+0000, which PostgreSQL cannot store or compare.
+    if (request.url.includes('%00')) return done(NUL_IN_URL);
     done(acceptsBody(request.method, request.headers, request.url) ? undefined : UNSUPPORTED_MEDIA_TYPE);
   });
   // Once closing, requests still in flight are answered with `Connection: close`: Node closes

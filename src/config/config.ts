@@ -16,6 +16,8 @@ export interface AppConfig {
   rateLimitWindowSeconds: number;
   tokenFailureLimit: number;
   tokenFailureWindowSeconds: number;
+  /** tokens issued per client per minute */
+  tokenIssueLimit: number;
   redisUrl: string | undefined;
   webhookRetrySchedule: number[];
   webhookAllowPrivateUrls: boolean;
@@ -62,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitWindowSeconds: int('RATE_LIMIT_WINDOW_SECONDS', 60, env),
     tokenFailureLimit: int('TOKEN_FAILURE_LIMIT', 10, env),
     tokenFailureWindowSeconds: int('TOKEN_FAILURE_WINDOW_SECONDS', 900, env),
+    tokenIssueLimit: int('TOKEN_ISSUE_LIMIT', 60, env),
     redisUrl: env.REDIS_URL || undefined,
     webhookRetrySchedule: schedule,
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false, env),

@@ -7,6 +7,7 @@ import { CreateTenantHandler } from './application/create-tenant.command';
 import { RevokeClientHandler } from './application/revoke-client.command';
 import { TokenService } from './application/token.service';
 import { TokenController } from './api/token.controller';
+import { TokenAttemptLimiter } from './api/token-attempt.limiter';
 import { ApiClientRepository } from './domain/api-client.repository';
 import { ApiClientOrmEntity } from './infrastructure/api-client.orm-entity';
 import { TenantOrmEntity } from './infrastructure/tenant.orm-entity';
@@ -29,6 +30,7 @@ import { TypeormApiClientRepository } from './infrastructure/typeorm-api-client.
     JwtStrategy,
     { provide: RequestAuthenticator, useClass: JwtRequestAuthenticator },
     TokenService,
+    TokenAttemptLimiter,
     CreateTenantHandler,
     CreateClientHandler,
     RevokeClientHandler,

@@ -10,6 +10,12 @@ const EXPONENTS: Record<string, number> = {
   bhd: 3, iqd: 3, jod: 3, kwd: 3, lyd: 3, omr: 3, tnd: 3,
 };
 
+/**
+ * The largest amount a client may send (contract §1): 10^12 minor units. A sum of a million such
+ * amounts still stays below 2^53, so every figure the service computes is an exact JSON number.
+ */
+export const MAX_AMOUNT = 1_000_000_000_000;
+
 /** A currency code: three letters, normalised to lowercase (the API accepts either case). */
 export function normalizeCurrency(value: string): string {
   if (typeof value !== 'string' || !/^[a-zA-Z]{3}$/.test(value)) {

@@ -12,9 +12,12 @@ const STATUS_TO_CODE: Record<number, string> = {
   406: 'not_acceptable',
   409: 'conflict',
   412: 'precondition_failed',
+  408: 'request_timeout',
   413: 'payload_too_large',
+  414: 'uri_too_long',
   415: 'unsupported_media_type',
   429: 'rate_limited',
+  431: 'headers_too_large',
   503: 'service_unavailable',
 };
 
@@ -90,6 +93,10 @@ function fastifyProblem(e: { code?: string; statusCode?: number; message?: strin
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { body: problem('unsupported_media_type', 'Send the body as application/json.', requestId), headers: {} };
+    case 'FST_ERR_BAD_URL':
+      return { body: problem('validation_failed', 'The request URL is not valid (bad percent-encoding).', requestId), headers: {} };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { body: problem('uri_too_long', 'A path segment of the URL is longer than 100 characters.', requestId), headers: {} };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { body: problem('malformed_json', 'The request body is not valid JSON.', requestId), headers: {} };

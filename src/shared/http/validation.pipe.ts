@@ -1,5 +1,6 @@
-import { ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError as ClassValidatorError, ValidationPipe } from '@nestjs/common';
 import { FieldError, ValidationError } from '../domain/domain-error';
+import { assertArrayBounds } from './request-bounds';
 
 function flatten(errors: ClassValidatorError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
@@ -13,12 +14,20 @@ function flatten(errors: ClassValidatorError[], parent = ''): FieldError[] {
   });
 }
 
+/** Checks a body's array sizes before the (costly) transformation and validation. */
+class BoundedValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype) assertArrayBounds(value, metadata.metatype);
+    return super.transform(value, metadata);
+  }
+}
+
 /**
  * Request DTO validation (class-validator): unknown fields are rejected, not dropped,
  * and every failure becomes a `validation_failed` problem with per-field errors.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new BoundedValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

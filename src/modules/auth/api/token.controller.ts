@@ -2,10 +2,15 @@ import { Body, Controller, Headers, HttpCode, Inject, Post, Req, Res } from '@ne
 import { ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
-import { RateLimitService } from '../../../shared/infrastructure/rate-limit/rate-limit.service';
+import { RateLimitState } from '../../../shared/infrastructure/rate-limit/rate-limit.service';
+import { isStorableText } from '../../../shared/http/json-body';
 import { HttpProblem, sendProblem } from '../../../shared/http/problem-details.filter';
 import { TokenService } from '../application/token.service';
 import { Public } from './auth.decorators';
+import { TokenAttemptLimiter } from './token-attempt.limiter';
+
+const MAX_CLIENT_ID_LENGTH = 64;
+const MAX_SECRET_LENGTH = 256;
 
 class TokenRequest {
   @ApiProperty({ example: 'client_credentials' }) grant_type: string;
@@ -35,7 +40,7 @@ type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type
 export class TokenController {
   constructor(
     private readonly tokens: TokenService,
-    private readonly limits: RateLimitService,
+    private readonly attempts: TokenAttemptLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -48,7 +53,7 @@ export class TokenController {
   @ApiResponse({ status: 200, type: TokenResponse })
   @ApiResponse({ status: 400, type: OAuthErrorResponse, description: 'invalid_request, unsupported_grant_type or invalid_scope' })
   @ApiResponse({ status: 401, type: OAuthErrorResponse, description: 'invalid_client' })
-  @ApiResponse({ status: 429, description: 'Too many failed attempts for this client or address' })
+  @ApiResponse({ status: 429, description: 'Too many failed attempts for this client from this address, or from this address; or too many tokens for this client' })
   async token(
     @Body() body: unknown,
     @Headers('authorization') authorization: string | undefined,
@@ -62,6 +67,8 @@ export class TokenController {
       if (v === undefined) return undefined;
       return typeof v === 'string' ? v : null;
     };
+    const tooMany = (state: RateLimitState, detail = 'Too many failed attempts; try again later.') =>
+      sendProblem(reply, request, new HttpProblem('rate_limited', detail, { 'Retry-After': String(state.reset) }));
     const fail = (error: OAuthError, description: string, basic = false): void => {
       const status = error === 'invalid_client' ? 401 : 400;
       if (basic) void reply.header('WWW-Authenticate', 'Basic realm="receivables"');
@@ -73,6 +80,9 @@ export class TokenController {
     let clientSecret = field('client_secret');
     const scope = field('scope');
     if ([grantType, clientId, clientSecret, scope].includes(null)) return fail('invalid_request', 'Parameters must be strings.');
+    if (![grantType, clientId, clientSecret, scope].every((v) => typeof v !== 'string' || isStorableText(v))) {
+      return fail('invalid_request', 'Parameters must not contain U+0000 or unpaired surrogates.');
+    }
     if (grantType === undefined || grantType === '') return fail('invalid_request', 'grant_type is required.');
     if (grantType !== 'client_credentials') return fail('unsupported_grant_type', 'Only client_credentials is supported.');
 
@@ -87,20 +97,16 @@ export class TokenController {
     }
     if (!clientId || !clientSecret) return fail('invalid_client', 'Client authentication is required.', !!basic);
 
-    const window = this.config.tokenFailureWindowSeconds;
-    const limit = this.config.tokenFailureLimit;
-    const keys = [`token-fail:client:${clientId}`, `token-fail:ip:${request.ip}`];
-    const states = await Promise.all(keys.map((k) => this.limits.peek(k, limit, window)));
-    const blocked = states.find((s) => s.remaining <= 0);
-    if (blocked) {
-      return sendProblem(reply, request, new HttpProblem('rate_limited', 'Too many failed attempts; try again later.', { 'Retry-After': String(blocked.reset) }));
-    }
-
-    const result = await this.tokens.issue(clientId, clientSecret, scope ?? undefined);
-    if (!result.ok) {
-      if (result.error === 'invalid_client') await Promise.all(keys.map((k) => this.limits.consume(k, limit, window)));
-      return fail(result.error, result.description, !!basic);
-    }
+    const begun = await this.attempts.begin(clientId, request.ip);
+    if ('refused' in begun) return tooMany(begun.refused);
+    // Ids are issued as cli_ + 26 characters and secrets as sk_ + 43: anything far off is a guess, answered without a lookup or a hash.
+    const result =
+      clientId.length <= MAX_CLIENT_ID_LENGTH && clientSecret.length <= MAX_SECRET_LENGTH
+        ? await this.tokens.issue(clientId, clientSecret, scope ?? undefined)
+        : ({ ok: false, error: 'invalid_client', description: 'Client authentication failed.' } as const);
+    const overIssueLimit = await begun.attempt.settle(result.ok ? 'issued' : result.error === 'invalid_client' ? 'failed' : 'other');
+    if (overIssueLimit) return tooMany(overIssueLimit, `More than ${this.config.tokenIssueLimit} tokens a minute for this client; reuse a token until it expires.`);
+    if (!result.ok) return fail(result.error, result.description, !!basic);
     void reply.status(200).send({ access_token: result.accessToken, token_type: 'Bearer', expires_in: result.expiresIn, scope: result.scope });
   }
 }
@@ -112,7 +118,9 @@ function parseBasic(header: string | undefined): { id: string; secret: string } 
   if (colon <= 0) return 'malformed';
   try {
     // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
-    return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+    const id = decodeURIComponent(decoded.slice(0, colon));
+    const secret = decodeURIComponent(decoded.slice(colon + 1));
+    return isStorableText(id) && isStorableText(secret) ? { id, secret } : 'malformed';
   } catch {
     return 'malformed';
   }

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { MAX_AMOUNT } from '../../../shared/domain/money';
 import { IsMetadata } from '../../../shared/http/metadata.validator';
+import { IsAmount } from '../../../shared/http/request-bounds';
 
 export class BillingAddressRequest {
   @ApiPropertyOptional({ example: '1 Main Street', nullable: true }) @IsOptional() @IsString() line1?: string | null;
@@ -29,9 +31,9 @@ export class CreateCustomerRequest {
   @IsString()
   currency: string;
   @ApiPropertyOptional({ example: 30, default: 30, minimum: 0, maximum: 365 }) @IsOptional() @IsInt() payment_terms_days?: number;
-  @ApiPropertyOptional({ example: 500000, nullable: true, description: 'Minor units; null = no limit.' })
+  @ApiPropertyOptional({ example: 500000, nullable: true, maximum: MAX_AMOUNT, description: 'Minor units; null = no limit.' })
   @IsOptional()
-  @IsInt()
+  @IsAmount()
   credit_limit?: number | null;
   @ApiPropertyOptional({ example: false, default: false }) @IsOptional() @IsBoolean() credit_hold?: boolean;
   @ApiPropertyOptional({ example: { segment: 'enterprise' }, type: 'object', additionalProperties: true })

@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { MAX_AMOUNT } from '../../../shared/domain/money';
 import { IsMetadata, ReadOnly } from '../../../shared/http/metadata.validator';
+import { IsAmount } from '../../../shared/http/request-bounds';
 import { INVOICE_STATUSES } from '../domain/invoice-status';
+import { MAX_LINES } from '../domain/invoice.aggregate';
 
-const MAX_LINES = 250;
 
 export class LineItemRequest {
   @ApiPropertyOptional({ description: 'PATCH only: the id of a current line to keep it', example: 'li_01jc9x7m3ef0ab6yr2t0n4q8zd' })
@@ -13,10 +15,10 @@ export class LineItemRequest {
   id?: string;
   @ApiProperty({ example: 'Consulting, January', maxLength: 500 }) @IsString() description: string;
   @ApiProperty({ example: 1.5, description: '> 0, at most 4 decimal places (computed exactly)' }) @IsNumber() quantity: number;
-  @ApiProperty({ example: 10000, description: 'Price per unit in minor units' }) @IsInt() unit_amount: number;
-  @ApiPropertyOptional({ example: 500, default: 0, description: 'Minor units, at most round_half_up(quantity × unit_amount)' })
+  @ApiProperty({ example: 10000, maximum: MAX_AMOUNT, description: 'Price per unit in minor units' }) @IsAmount() unit_amount: number;
+  @ApiPropertyOptional({ example: 500, default: 0, maximum: MAX_AMOUNT, description: 'Minor units, at most round_half_up(quantity × unit_amount)' })
   @IsOptional()
-  @IsInt()
+  @IsAmount()
   discount_amount?: number;
   @ApiPropertyOptional({ example: 8.25, default: 0, description: 'Percent, 0–100, at most 4 decimal places' })
   @IsOptional()
@@ -49,7 +51,7 @@ export class InvoiceCustomerRequest {
   billing_address?: BillingAddressInput;
   @ApiPropertyOptional({ example: 'usd', description: "Defaults to the invoice's currency" }) @IsOptional() @IsString() currency?: string;
   @ApiPropertyOptional({ example: 30 }) @IsOptional() @IsInt() payment_terms_days?: number;
-  @ApiPropertyOptional({ example: 500000, nullable: true }) @IsOptional() @IsInt() credit_limit?: number | null;
+  @ApiPropertyOptional({ example: 500000, nullable: true, maximum: MAX_AMOUNT }) @IsOptional() @IsAmount() credit_limit?: number | null;
   @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() credit_hold?: boolean;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsMetadata() metadata?: Record<string, unknown>;
 }
@@ -107,7 +109,7 @@ export class CreateInvoiceRequest extends ReadOnlyInvoiceFields {
 export class DisputeRequest {
   @ApiProperty({ enum: ['open', 'resolved'] }) @IsIn(['open', 'resolved']) status: 'open' | 'resolved';
   @ApiPropertyOptional({ example: 'Goods arrived damaged', description: 'Required to open a dispute' }) @IsOptional() @IsString() reason?: string;
-  @ApiPropertyOptional({ example: 5000, description: 'Disputed amount; defaults to the amount due' }) @IsOptional() @IsInt() amount?: number;
+  @ApiPropertyOptional({ example: 5000, maximum: MAX_AMOUNT, description: 'Disputed amount; defaults to the amount due' }) @IsOptional() @IsAmount() amount?: number;
 }
 
 export class UpdateInvoiceRequest extends ReadOnlyInvoiceFields {

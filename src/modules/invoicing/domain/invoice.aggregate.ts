@@ -58,7 +58,8 @@ export interface InvoicePatch {
 }
 
 const PUBLIC_FIELD: Record<string, string> = { customer: 'customer_id' };
-const MAX_LINES = 250;
+/** Lines per invoice (docs/security.md); the request DTO checks the same limit before validation. */
+export const MAX_LINES = 500;
 const NUMBER_RE = /^[A-Za-z0-9][A-Za-z0-9._\-/#]{0,63}$/;
 
 function date(field: string, value: unknown): string {

@@ -5,18 +5,18 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
-  Max,
   MaxLength,
-  Min,
   ValidateNested,
 } from 'class-validator';
+import { MAX_AMOUNT } from '../../../shared/domain/money';
 import { IsMetadata } from '../../../shared/http/metadata.validator';
+import { IsAmount } from '../../../shared/http/request-bounds';
 import { AUTO_MATCH_MODES, PAYMENT_METHODS } from '../domain/payment.snapshot';
 
-const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+const MAX_REMITTANCE_LINES = 1_000;
+const MAX_APPLICATIONS = 1_000;
 
 export class RemittanceLineRequest {
   @ApiPropertyOptional({ example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd', description: 'Either invoice_id or invoice_number.' })
@@ -28,11 +28,9 @@ export class RemittanceLineRequest {
   @IsString()
   @MaxLength(64)
   invoice_number?: string;
-  @ApiPropertyOptional({ example: 5000, description: 'Minor units; default: the invoice\'s amount due.' })
+  @ApiPropertyOptional({ example: 5000, maximum: MAX_AMOUNT, description: 'Minor units; default: the invoice\'s amount due.' })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_AMOUNT)
+  @IsAmount(1)
   amount?: number;
 }
 
@@ -46,10 +44,8 @@ export class RecordPaymentRequest {
   @IsOptional()
   @IsString()
   customer_id?: string | null;
-  @ApiProperty({ example: 12550, description: 'Minor units (12550 = 125.50), > 0.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_AMOUNT)
+  @ApiProperty({ example: 12550, maximum: MAX_AMOUNT, description: 'Minor units (12550 = 125.50), > 0.' })
+  @IsAmount(1)
   amount: number;
   @ApiPropertyOptional({ example: 'usd', description: 'ISO 4217, either case. Required without customer_id; else the customer\'s currency (400 if different).' })
   @IsOptional()
@@ -71,7 +67,7 @@ export class RecordPaymentRequest {
   @ApiPropertyOptional({ type: [RemittanceLineRequest], description: 'Invoices this payment pays, in order (rule 1).' })
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(100)
+  @ArrayMaxSize(MAX_REMITTANCE_LINES)
   @ValidateNested({ each: true })
   @Type(() => RemittanceLineRequest)
   remittance?: RemittanceLineRequest[] | null;
@@ -89,11 +85,9 @@ export class ApplicationRequest {
   @ApiProperty({ example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd' })
   @IsString()
   invoice_id: string;
-  @ApiPropertyOptional({ example: 5000, description: 'Minor units; default: the lesser of the invoice\'s amount due and what is left of the payment.' })
+  @ApiPropertyOptional({ example: 5000, maximum: MAX_AMOUNT, description: 'Minor units; default: the lesser of the invoice\'s amount due and what is left of the payment.' })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_AMOUNT)
+  @IsAmount(1)
   amount?: number;
 }
 
@@ -101,7 +95,7 @@ export class MatchPaymentRequest {
   @ApiProperty({ type: [ApplicationRequest] })
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(100)
+  @ArrayMaxSize(MAX_APPLICATIONS)
   @ValidateNested({ each: true })
   @Type(() => ApplicationRequest)
   applications: ApplicationRequest[];

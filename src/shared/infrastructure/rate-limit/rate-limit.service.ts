@@ -116,6 +116,11 @@ export class RateLimitService implements OnModuleDestroy {
     return { ...state, remaining: Math.min(limit, state.remaining + unused) };
   }
 
+  /** Gives back points `consume()` took (an attempt counted up front that turned out not to count). */
+  async refund(key: string, limit: number, windowSeconds: number, points = 1): Promise<void> {
+    await this.limiter(limit, windowSeconds).reward(key, points);
+  }
+
   async reset(key: string, limit: number, windowSeconds: number): Promise<void> {
     this.reservations.delete(`${limit}/${windowSeconds}/${key}`);
     await this.limiter(limit, windowSeconds).delete(key);
