@@ -7,6 +7,7 @@ import { OpenInvoicesByDueDate1763800500000 } from './1763800500000-open-invoice
 import { PaymentSummaryOnRealChanges1763800600000 } from './1763800600000-payment-summary-on-real-changes';
 import { FiguresKeptAndGuardedByTheDatabase1763801200000 } from './1763801200000-figures-kept-and-guarded-by-the-database';
 import { TenantSettings1763801300000 } from './1763801300000-tenant-settings';
+import { Payers1763801400000 } from './1763801400000-payers';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   PaymentSummaryOnRealChanges1763800600000,
   FiguresKeptAndGuardedByTheDatabase1763801200000,
   TenantSettings1763801300000,
+  Payers1763801400000,
 ];

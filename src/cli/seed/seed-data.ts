@@ -4,6 +4,7 @@ import { CustomerRow, InvoiceRow, LedgerRow, PaymentRow, TenantGenerator } from 
 import { customerSummaryRefreshSql } from '../../migrations/1763800400000-customer-summary';
 import { RECOUNT_FIGURES_SQL, recountBalanceAndOverdueSql } from '../../modules/customers/infrastructure/customer-figures.sql';
 import { overdueInvoiceSql } from '../../shared/infrastructure/query/receivable.sql';
+import { normalizePayerName } from '../../shared/domain/payer';
 import { ProgressBar } from './progress';
 import { Random } from './random';
 import { SeedOptions } from './seed-args';
@@ -54,6 +55,10 @@ export async function seedTenantData(
   const customerWriter = await CopyWriter.open(client, 'customers', CUSTOMER_COLUMNS);
   for (const c of plan.customers) await customerWriter.push(customerLine(tenantId, c));
   await customerWriter.end();
+  // Payer identification (§14) looks customers up by normalised name: the same key the repository writes.
+  const payerKeyWriter = await CopyWriter.open(client, 'customer_payer_keys', ['tenant_id', 'kind', 'key', 'customer_id']);
+  for (const c of plan.customers) await payerKeyWriter.push(copyRow([tenantId, 'name', normalizePayerName(c.name), c.id]));
+  await payerKeyWriter.end();
 
   const connections = await Promise.all([1, 2, 3, 4].map(() => connect(url, bulk)));
   const totals = { invoices: 0, payments: 0, applications: 0, ledger: 0, loaded: 0 };

@@ -10,6 +10,8 @@ import { GetCustomerStatementHandler } from './application/get-customer-statemen
 import { StatementPdfRenderer } from './infrastructure/statement-pdf.renderer';
 import { StatementReadModel } from './infrastructure/statement-read-model';
 import { CustomerRepository } from './domain/customer.repository';
+import { PayerDirectory } from './domain/payer-directory';
+import { SqlPayerDirectory } from './infrastructure/sql-payer-directory';
 import { CustomerReadModel } from './infrastructure/customer-read-model';
 import { LedgerWriter } from './infrastructure/ledger.writer';
 import { OverdueFiguresJob } from './infrastructure/overdue-figures.job';
@@ -20,6 +22,7 @@ import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.rep
   controllers: [CustomersController, StatementController],
   providers: [
     { provide: CustomerRepository, useClass: TypeormCustomerRepository },
+    { provide: PayerDirectory, useClass: SqlPayerDirectory },
     LedgerWriter,
     OverdueFiguresJob,
     CustomerReadModel,
@@ -31,6 +34,6 @@ import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.rep
     StatementPdfRenderer,
     GetCustomerStatementHandler,
   ],
-  exports: [CustomerRepository, LedgerWriter],
+  exports: [CustomerRepository, PayerDirectory, LedgerWriter],
 })
 export class CustomersModule {}

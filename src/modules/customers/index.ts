@@ -2,6 +2,7 @@
 export { CustomersModule } from './customers.module';
 export { Customer, type CustomerInput, type CustomerSnapshot, type BillingAddress } from './domain/customer.aggregate';
 export { CustomerRepository } from './domain/customer.repository';
+export { PayerDirectory, type PayerCandidate } from './domain/payer-directory';
 export { LEDGER_ENTRY_TYPES, type LedgerEntryInput, type LedgerEntryType } from './domain/ledger-entry';
 export { AGING_BUCKETS, ageReceivables, agingBucketFor, emptyAging, type Aging, type AgingBucket } from './domain/aging';
 export { creditAvailable, creditStatus, type CreditStatus } from './domain/credit';

@@ -54,6 +54,8 @@ describe('customers', () => {
         credit_limit: null,
         credit_hold: false,
         metadata: { tier: 'gold' },
+        aliases: [],
+        payer_accounts: [],
         balance: 0,
         overdue_amount: 0,
         credit_available: null,

@@ -55,7 +55,7 @@ describe('POST /payments: database round trips', () => {
 
     expect(sent.map(kind)).toEqual([
       'START TRANSACTION ISOLATION LEVEL READ COMMITTED',
-      'SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, version, created_at, updated_at FROM customers',
+      'SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, aliases, payer_accounts, version, created_at, updated_at FROM customers',
       'INSERT INTO payments',
       'SELECT pg_advisory_xact_lock',
       'SELECT id, number, customer_id, currency, status, amount_due, to_char(due_date, \'YYYY-MM-DD\') AS due_on, dispute_status IS NOT DISTINCT FROM \'open\' AS disputed FROM invoices',

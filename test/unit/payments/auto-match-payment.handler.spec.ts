@@ -1,4 +1,4 @@
-import { TenantCalendar } from '../../../src/modules/settings';
+import { TenantCalendar, TenantSettings, TenantSettingsReader } from '../../../src/modules/settings';
 import { UnitOfWork } from '../../../src/shared/infrastructure/database/unit-of-work';
 import { InvoiceRepository } from '../../../src/modules/invoicing';
 import { AutoMatchPaymentHandler } from '../../../src/modules/payments/application/auto-match-payment.handler';
@@ -34,13 +34,14 @@ describe('AutoMatchPaymentHandler', () => {
       save: async (i: FakeInvoice) => void saved.push(`invoice:${i.id}`),
     };
     const pool = jest.fn(async () => snapshots());
-    const source: MatchCandidateSource = { named: async () => [], pool };
+    const source: MatchCandidateSource = { named: async () => [], pool, payers: async () => [] };
     const handler = new AutoMatchPaymentHandler(
       uow as unknown as UnitOfWork,
       payments,
       invoiceRepo as unknown as InvoiceRepository,
       { forTenant: () => source } as unknown as SqlMatchCandidateSource,
       calendar,
+      { get: async () => TenantSettings.defaults() } as TenantSettingsReader,
     );
     const event = payment.pullEvents()[0];
     return { run: () => handler.handle(event), pool };

@@ -70,8 +70,8 @@ describe('cash matching policy', () => {
         outcome: 'review',
         rule: 'remittance',
         suggestions: [
-          { invoice_ids: [a.id], rule: 'remittance' },
-          { invoice_ids: [b.id], rule: 'remittance' },
+          { invoice_ids: [a.id], rule: 'remittance', customer_id: 'cus_a', confidence: 0.5, reason: `The remittance names invoices of 2 customers; ${a.number} belongs to one of them.` },
+          { invoice_ids: [b.id], rule: 'remittance', customer_id: 'cus_b', confidence: 0.5, reason: `The remittance names invoices of 2 customers; ${b.number} belongs to one of them.` },
         ],
       });
     });
@@ -145,8 +145,14 @@ describe('cash matching policy', () => {
         outcome: 'review',
         rule: 'exact_amount',
         suggestions: [
-          { invoice_ids: [b.id], rule: 'exact_amount' },
-          { invoice_ids: [a.id], rule: 'exact_amount' },
+          {
+            invoice_ids: [b.id],
+            rule: 'exact_amount',
+            customer_id: 'cus_a',
+            confidence: 0.5,
+            reason: `${b.number} (due 2025-01-01, 100.00 USD due): one of 2 open invoices of the customer whose amount due equals 100.00 USD.`,
+          },
+          { invoice_ids: [a.id], rule: 'exact_amount', customer_id: 'cus_a', confidence: 0.5, reason: expect.stringContaining(`${a.number} (due 2025-01-02`) },
         ],
       });
     });
@@ -227,7 +233,7 @@ describe('cash matching policy', () => {
     const payment = aPayment({ autoMatch: 'none', remittance: [{ invoiceId: a.id, invoiceNumber: null, amount: null }], reference: a.number });
     const { result, source } = decide(payment, [a]);
     expect(await result).toEqual({ outcome: 'unmatched' });
-    expect(source.calls).toEqual({ named: 0, pool: 0 });
+    expect(source.calls).toEqual({ named: 0, pool: 0, payers: 0 });
   });
 
   it('leaves a payment with no customer and no usable reference unmatched without loading invoices', async () => {

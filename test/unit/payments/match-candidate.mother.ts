@@ -1,5 +1,5 @@
 import { invoiceNumberKeys, candidateMatches } from '../../../src/modules/payments/domain/matching/invoice-reference.parser';
-import { MatchCandidate, MatchCandidateSource } from '../../../src/modules/payments/domain/matching/match-candidate';
+import { MatchCandidate, MatchCandidateSource, PayerCandidate } from '../../../src/modules/payments/domain/matching/match-candidate';
 import { PaymentToMatch } from '../../../src/modules/payments/domain/matching/cash-matching.policy';
 
 let seq = 0;
@@ -30,8 +30,19 @@ export function aPayment(overrides: Partial<PaymentToMatch> = {}): PaymentToMatc
  * Counts calls so tests can see that later rules do not load data an earlier rule made unnecessary.
  */
 export class InMemoryCandidates implements MatchCandidateSource {
-  calls = { named: 0, pool: 0 };
-  constructor(readonly invoices: MatchCandidate[]) {}
+  calls = { named: 0, pool: 0, payers: 0 };
+  constructor(
+    readonly invoices: MatchCandidate[],
+    /** customers with the normalised payer keys they are found by */
+    readonly customers: (PayerCandidate & { currency: string; accounts: string[]; names: string[] })[] = [],
+  ) {}
+
+  async payers(q: Parameters<MatchCandidateSource['payers']>[0]): Promise<PayerCandidate[]> {
+    this.calls.payers++;
+    return this.customers
+      .filter((c) => c.currency === q.currency && (q.kind === 'account' ? c.accounts : c.names).includes(q.key))
+      .map(({ id, name }) => ({ id, name }));
+  }
 
   async named(q: Parameters<MatchCandidateSource['named']>[0]): Promise<MatchCandidate[]> {
     this.calls.named++;

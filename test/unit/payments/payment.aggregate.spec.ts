@@ -120,7 +120,8 @@ describe('Payment', () => {
 
     it('keeps review suggestions until something is applied', () => {
       const payment = aRecordedPayment();
-      payment.needsReview('exact_amount', [{ invoice_ids: ['inv_1'], rule: 'exact_amount' }, { invoice_ids: ['inv_2'], rule: 'exact_amount' }], AT);
+      const suggestion = (id: string) => ({ invoice_ids: [id], rule: 'exact_amount' as const, customer_id: 'cus_1', confidence: 0.5, reason: 'one of two' });
+      payment.needsReview('exact_amount', [suggestion('inv_1'), suggestion('inv_2')], AT);
       expect(payment.match).toEqual({ status: 'needs_review', rule: 'exact_amount', suggestions: expect.any(Array) });
       payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 10_000, applicationId: 'app_1' }], 'manual', 'manual', LATER);
       expect(payment.match).toEqual({ status: 'matched', rule: 'manual', suggestions: [] });

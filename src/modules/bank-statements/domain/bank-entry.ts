@@ -1,3 +1,5 @@
+import { normalizePayerAccount, Payer } from '../../../shared/domain/payer';
+
 /** The bank file formats of contract §14, as the `format` query parameter names them. */
 export const BANK_FILE_FORMATS = ['camt.053', 'camt.054', 'bai2', 'mt940', 'csv'] as const;
 export type BankFileFormat = (typeof BANK_FILE_FORMATS)[number];
@@ -7,13 +9,7 @@ export function isBankFileFormat(value: unknown): value is BankFileFormat {
 }
 
 /** Who paid, as the bank reports it (every part optional). */
-export interface BankPayer {
-  name: string | null;
-  /** IBAN or account number, without spaces, upper case */
-  account: string | null;
-  /** the payer's bank: BIC or routing number */
-  bankId: string | null;
-}
+export type BankPayer = Payer;
 
 /** A structured reference the payer sent: camt `Strd/RfrdDocInf/Nb` with its `RfrdDocAmt`. */
 export interface BankRemittanceLine {
@@ -81,11 +77,7 @@ export class BankFileRejectedError extends Error {
 }
 
 /** IBANs and account numbers as §14 compares them: no spaces, upper case; null when empty. */
-export function normalizeAccount(value: string | null | undefined): string | null {
-  if (value === null || value === undefined) return null;
-  const compact = value.replace(/\s+/g, '').toUpperCase();
-  return compact === '' ? null : compact;
-}
+export const normalizeAccount = normalizePayerAccount;
 
 /** Collapses whitespace, trims and bounds free text; null when nothing is left. */
 export function cleanText(value: string | null | undefined): string | null {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { MAX_AMOUNT } from '../../../shared/domain/money';
 import { IsMetadata } from '../../../shared/http/metadata.validator';
 import { IsAmount } from '../../../shared/http/request-bounds';
@@ -40,6 +40,30 @@ export class CreateCustomerRequest {
   @IsOptional()
   @IsMetadata()
   metadata?: Record<string, unknown> | null;
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['ACME Holdings', 'Acme Corp EMEA'],
+    maxItems: 50,
+    description: 'Names the customer pays under besides its own; a payer name equal to one (after normalisation) identifies the customer (§14). Replaces the list.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(200, { each: true })
+  aliases?: string[] | null;
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['DE89370400440532013000'],
+    maxItems: 50,
+    description: 'IBANs or account numbers the customer pays from (stored without spaces, upper case). Replaces the list.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  payer_accounts?: string[] | null;
 }
 
 /** Any subset of the create fields; null clears the nullable ones. */

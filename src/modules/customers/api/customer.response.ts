@@ -29,6 +29,8 @@ export class CustomerResponse {
   @ApiProperty({ example: 500000, nullable: true, type: Number, description: 'Minor units; null = no limit' }) credit_limit: number | null;
   @ApiProperty({ example: false }) credit_hold: boolean;
   @ApiProperty({ example: { segment: 'enterprise' }, type: 'object', additionalProperties: true }) metadata: Record<string, unknown>;
+  @ApiProperty({ type: [String], example: ['ACME Holdings'], description: 'Names the customer pays under besides its own (§14)' }) aliases: string[];
+  @ApiProperty({ type: [String], example: ['DE89370400440532013000'], description: 'Accounts the customer pays from (§14)' }) payer_accounts: string[];
   @ApiProperty({ example: 195000, description: 'Open amount due minus unapplied payments; the ledger sum (§9)' }) balance: number;
   @ApiProperty({ example: 75000, description: 'Open amount due past its due date, as of today' }) overdue_amount: number;
   @ApiProperty({ example: 305000, nullable: true, type: Number, description: 'credit_limit − balance (negative when over); null without a limit' })

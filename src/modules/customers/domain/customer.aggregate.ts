@@ -2,6 +2,7 @@ import { AggregateRoot } from '../../../shared/domain/aggregate-root';
 import { InvalidStateError, ValidationError } from '../../../shared/domain/domain-error';
 import { newId } from '../../../shared/domain/ids';
 import { normalizeCurrency } from '../../../shared/domain/money';
+import { MAX_PAYER_TEXT, normalizePayerAccount, normalizePayerName } from '../../../shared/domain/payer';
 
 export interface BillingAddress {
   line1: string | null;
@@ -25,6 +26,10 @@ export interface CustomerSnapshot {
   creditLimit: number | null;
   creditHold: boolean;
   metadata: Record<string, unknown>;
+  /** names the customer pays under besides its own (§14), as given */
+  aliases: string[];
+  /** IBANs / account numbers the customer pays from, normalised */
+  payerAccounts: string[];
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -42,9 +47,19 @@ export interface CustomerInput {
   credit_limit?: number | null;
   credit_hold?: boolean;
   metadata?: Record<string, unknown> | null;
+  aliases?: string[] | null;
+  payer_accounts?: string[] | null;
+}
+
+/** What identifies a payer as this customer (§14): normalised names (its own and aliases) and accounts. */
+export interface PayerKeys {
+  names: string[];
+  accounts: string[];
 }
 
 export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
+/** Enough for every name and account a customer really pays under; learning stops adding at the bound. */
+export const MAX_PAYER_IDENTIFIERS = 50;
 const MAX_TERMS = 365;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const ADDRESS_FIELDS = ['line1', 'line2', 'city', 'region', 'postal_code', 'country'] as const;
@@ -98,6 +113,36 @@ function address(value: unknown): BillingAddress | null {
   return ADDRESS_FIELDS.every((f) => result[f] === null) ? null : result;
 }
 
+function aliases(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_PAYER_IDENTIFIERS) {
+    throw ValidationError.field('aliases', `aliases must be an array of at most ${MAX_PAYER_IDENTIFIERS} names`);
+  }
+  const kept = new Map<string, string>();
+  value.forEach((alias, i) => {
+    const field = `aliases[${i}]`;
+    const name = text(field, alias, MAX_PAYER_TEXT);
+    const key = normalizePayerName(name);
+    if (name === null || key === null) throw ValidationError.field(field, `${field} must be a name with at least one letter or digit`);
+    if (!kept.has(key)) kept.set(key, name);
+  });
+  return [...kept.values()];
+}
+
+function payerAccounts(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value) || value.length > MAX_PAYER_IDENTIFIERS) {
+    throw ValidationError.field('payer_accounts', `payer_accounts must be an array of at most ${MAX_PAYER_IDENTIFIERS} account numbers`);
+  }
+  const accounts = value.map((account, i) => {
+    const field = `payer_accounts[${i}]`;
+    const normalized = normalizePayerAccount(text(field, account, 64));
+    if (normalized === null) throw ValidationError.field(field, `${field} must be an IBAN or account number`);
+    return normalized;
+  });
+  return [...new Set(accounts)];
+}
+
 /**
  * A customer (contract §6): who is billed, in which one currency, on what terms and within
  * what credit. Balances and aging are not held here: they come from the ledger and invoices.
@@ -130,6 +175,8 @@ export class Customer extends AggregateRoot {
         creditLimit: input.credit_limit === undefined ? null : creditLimit(input.credit_limit),
         creditHold: input.credit_hold === undefined ? false : Customer.bool('credit_hold', input.credit_hold),
         metadata: { ...(input.metadata ?? {}) },
+        aliases: aliases(input.aliases),
+        payerAccounts: payerAccounts(input.payer_accounts),
         version: 1,
         createdAt: now,
         updatedAt: now,
@@ -139,7 +186,7 @@ export class Customer extends AggregateRoot {
   }
 
   static restore(snapshot: CustomerSnapshot): Customer {
-    return new Customer({ ...snapshot }, snapshot.version);
+    return new Customer({ ...snapshot, aliases: [...snapshot.aliases], payerAccounts: [...snapshot.payerAccounts] }, snapshot.version);
   }
 
   /**
@@ -163,6 +210,37 @@ export class Customer extends AggregateRoot {
     if (input.credit_limit !== undefined) next.creditLimit = creditLimit(input.credit_limit);
     if (input.credit_hold !== undefined) next.creditHold = Customer.bool('credit_hold', input.credit_hold);
     if (input.metadata !== undefined) next.metadata = { ...(input.metadata ?? {}) };
+    if (input.aliases !== undefined) next.aliases = aliases(input.aliases);
+    if (input.payer_accounts !== undefined) next.payerAccounts = payerAccounts(input.payer_accounts);
+    this.change(next, now);
+  }
+
+  /**
+   * Learning (§14): a person matched a payment of this payer to this customer's invoices, so the
+   * payer's account is linked to the customer and the payer's name becomes an alias (unless the
+   * name already identifies the customer). At MAX_PAYER_IDENTIFIERS nothing more is learnt.
+   */
+  learnPayer(payer: { name: string | null; account: string | null }, now: Date): void {
+    const next: CustomerSnapshot = { ...this.s };
+    const account = normalizePayerAccount(payer.account);
+    if (account && !next.payerAccounts.includes(account) && next.payerAccounts.length < MAX_PAYER_IDENTIFIERS) {
+      next.payerAccounts = [...next.payerAccounts, account];
+    }
+    const name = payer.name?.trim().slice(0, MAX_PAYER_TEXT) || null;
+    const key = normalizePayerName(name);
+    if (name && key && !this.payerKeys().names.includes(key) && next.aliases.length < MAX_PAYER_IDENTIFIERS) {
+      next.aliases = [...next.aliases, name];
+    }
+    this.change(next, now);
+  }
+
+  /** The normalised names and accounts that identify this customer as a payer. */
+  payerKeys(): PayerKeys {
+    const names = [this.s.name, ...this.s.aliases].map(normalizePayerName).filter((k): k is string => k !== null);
+    return { names: [...new Set(names)], accounts: [...this.s.payerAccounts] };
+  }
+
+  private change(next: CustomerSnapshot, now: Date): void {
     const { version: _v, updatedAt: _u, ...comparable } = next;
     const { version: _v0, updatedAt: _u0, ...current } = this.s;
     if (JSON.stringify(comparable) === JSON.stringify(current)) return;
@@ -181,6 +259,8 @@ export class Customer extends AggregateRoot {
   get paymentTermsDays(): number { return this.s.paymentTermsDays; }
   get creditLimit(): number | null { return this.s.creditLimit; }
   get creditHold(): boolean { return this.s.creditHold; }
+  get aliases(): readonly string[] { return this.s.aliases; }
+  get payerAccounts(): readonly string[] { return this.s.payerAccounts; }
   get isNew(): boolean { return this.persistedVersion === 0; }
   get isChanged(): boolean { return this.s.version !== this.persistedVersion; }
   get expectedVersion(): number { return this.persistedVersion; }
@@ -190,7 +270,13 @@ export class Customer extends AggregateRoot {
   }
 
   toSnapshot(): CustomerSnapshot {
-    return { ...this.s, billingAddress: this.s.billingAddress ? { ...this.s.billingAddress } : null, metadata: { ...this.s.metadata } };
+    return {
+      ...this.s,
+      billingAddress: this.s.billingAddress ? { ...this.s.billingAddress } : null,
+      metadata: { ...this.s.metadata },
+      aliases: [...this.s.aliases],
+      payerAccounts: [...this.s.payerAccounts],
+    };
   }
 
   private static bool(field: string, value: unknown): boolean {

@@ -26,6 +26,8 @@ export interface CustomerView {
   credit_limit: number | null;
   credit_hold: boolean;
   metadata: Record<string, unknown>;
+  aliases: string[];
+  payer_accounts: string[];
   balance: number;
   overdue_amount: number;
   credit_available: number | null;
@@ -96,7 +98,7 @@ type CustomerDetailRow = CustomerRow &
   };
 
 const SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address, c.currency, c.payment_terms_days,
-       c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.created_at, c.updated_at`;
+       c.credit_limit::text, c.credit_hold, c.metadata, c.aliases, c.payer_accounts, c.balance::text, c.created_at, c.updated_at`;
 
 /**
  * The customer detail in one statement whatever the customer's size: the history figures are kept
@@ -266,6 +268,8 @@ export class CustomerReadModel {
       credit_limit: position.creditLimit,
       credit_hold: row.credit_hold,
       metadata: row.metadata ?? {},
+      aliases: row.aliases,
+      payer_accounts: row.payer_accounts,
       balance: position.balance,
       overdue_amount: overdueAmount,
       credit_available: creditAvailable(position),

@@ -15,13 +15,15 @@ export interface CustomerRow {
   credit_limit: string | null;
   credit_hold: boolean;
   metadata: Record<string, unknown>;
+  aliases: string[];
+  payer_accounts: string[];
   version: number;
   created_at: Date;
   updated_at: Date;
 }
 
 export const CUSTOMER_COLUMNS =
-  'tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, version, created_at, updated_at';
+  'tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, aliases, payer_accounts, version, created_at, updated_at';
 
 export const CustomerMapper = {
   toDomain(row: CustomerRow): Customer {
@@ -38,6 +40,8 @@ export const CustomerMapper = {
       creditLimit: toNullableNumber(row.credit_limit),
       creditHold: row.credit_hold,
       metadata: row.metadata ?? {},
+      aliases: row.aliases ?? [],
+      payerAccounts: row.payer_accounts ?? [],
       version: row.version,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
@@ -59,6 +63,8 @@ export const CustomerMapper = {
       s.creditLimit,
       s.creditHold,
       JSON.stringify(s.metadata),
+      s.aliases,
+      s.payerAccounts,
       s.version,
       s.createdAt,
       s.updatedAt,

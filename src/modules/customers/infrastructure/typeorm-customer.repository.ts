@@ -51,10 +51,11 @@ export class TypeormCustomerRepository extends CustomerRepository {
       } else {
         const rows = await this.uow.query(
           `UPDATE customers SET name = $3, email = $4, external_id = $5, phone = $6, billing_address = $7, currency = $8,
-                  payment_terms_days = $9, credit_limit = $10, credit_hold = $11, metadata = $12, version = $13, updated_at = $14
-            WHERE tenant_id = $1 AND id = $2 AND version = $15
+                  payment_terms_days = $9, credit_limit = $10, credit_hold = $11, metadata = $12, aliases = $13, payer_accounts = $14,
+                  version = $15, updated_at = $16
+            WHERE tenant_id = $1 AND id = $2 AND version = $17
            RETURNING id`,
-          [...values.slice(0, 13), s.updatedAt, customer.expectedVersion],
+          [...values.slice(0, 15), s.updatedAt, customer.expectedVersion],
         );
         if (rows.length === 0) throw new ConflictError(`Customer ${s.id} was changed concurrently; retry.`);
       }
@@ -64,8 +65,29 @@ export class TypeormCustomerRepository extends CustomerRepository {
       }
       throw error;
     }
+    await this.savePayerKeys(customer);
     customer.markPersisted();
     await this.uow.publish(customer.pullEvents());
+  }
+
+  /**
+   * The customer's payer keys (normalised name, aliases, accounts) in customer_payer_keys, the
+   * index payer identification looks payers up in: the ones no longer held go, new ones are added.
+   */
+  private async savePayerKeys(customer: Customer): Promise<void> {
+    const { names, accounts } = customer.payerKeys();
+    const kinds = [...names.map(() => 'name'), ...accounts.map(() => 'account')];
+    const keys = [...names, ...accounts];
+    await this.uow.query(
+      `WITH wanted AS (SELECT * FROM unnest($3::text[], $4::text[]) AS w (kind, key)),
+            gone AS (DELETE FROM customer_payer_keys k
+                      WHERE k.tenant_id = $1 AND k.customer_id = $2
+                        AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.kind = k.kind AND w.key = k.key))
+       INSERT INTO customer_payer_keys (tenant_id, kind, key, customer_id)
+       SELECT $1, kind, key, $2 FROM wanted
+       ON CONFLICT DO NOTHING`,
+      [customer.tenantId, customer.id, kinds, keys],
+    );
   }
 
   private async one(sql: string, params: unknown[]): Promise<Customer | null> {

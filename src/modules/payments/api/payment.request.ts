@@ -34,6 +34,24 @@ export class RemittanceLineRequest {
   amount?: number;
 }
 
+export class PayerRequest {
+  @ApiPropertyOptional({ example: 'ACME Corp.', nullable: true, type: String, maxLength: 200, description: 'As the bank reports it; compared with customers\' names and aliases after normalisation (§14).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string | null;
+  @ApiPropertyOptional({ example: 'DE89 3704 0044 0532 0130 00', nullable: true, type: String, maxLength: 64, description: 'IBAN or account number; stored without spaces, upper case.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  account?: string | null;
+  @ApiPropertyOptional({ example: 'COBADEFFXXX', nullable: true, type: String, maxLength: 64, description: 'The payer\'s bank (BIC, routing or sort code).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  bank_id?: string | null;
+}
+
 export class RecordPaymentRequest {
   @ApiPropertyOptional({
     example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd',
@@ -71,6 +89,20 @@ export class RecordPaymentRequest {
   @ValidateNested({ each: true })
   @Type(() => RemittanceLineRequest)
   remittance?: RemittanceLineRequest[] | null;
+  @ApiPropertyOptional({
+    type: PayerRequest,
+    nullable: true,
+    description: 'Who paid. Without customer_id, a payer account linked to one customer, else a payer name equal to one customer\'s name or alias, identifies the customer (§14).',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PayerRequest)
+  payer?: PayerRequest | null;
+  @ApiPropertyOptional({ example: 'AAAASESS-FP-CN98765', nullable: true, type: String, maxLength: 128, description: 'The bank\'s id of the entry.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  bank_entry_id?: string | null;
   @ApiPropertyOptional({ enum: AUTO_MATCH_MODES, default: 'strict', description: 'strict: rules 1–4; oldest_first: rules 1–5; none: no automatic matching.' })
   @IsOptional()
   @IsIn(AUTO_MATCH_MODES)

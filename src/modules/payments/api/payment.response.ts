@@ -1,7 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AUTO_MATCH_MODES, PAYMENT_METHODS, PAYMENT_STATUSES } from '../domain/payment.snapshot';
+import { AUTO_MATCH_MODES, CUSTOMER_SOURCES, PAYMENT_METHODS, PAYMENT_STATUSES } from '../domain/payment.snapshot';
 
 const RULES = ['remittance', 'reference', 'exact_amount', 'combination', 'oldest_first'];
+/** Customer identification (§14) can find several customers for one payer: then these name the step. */
+const PAYER_RULES = ['payer_account', 'payer_name'];
+
+export class PayerResponse {
+  @ApiProperty({ example: 'ACME Corp.', nullable: true, type: String }) name: string | null;
+  @ApiProperty({ example: 'DE89370400440532013000', nullable: true, type: String, description: 'Without spaces, upper case' }) account: string | null;
+  @ApiProperty({ example: 'COBADEFFXXX', nullable: true, type: String }) bank_id: string | null;
+}
 
 export class RemittanceLineResponse {
   @ApiProperty({ example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd', required: false }) invoice_id?: string;
@@ -19,16 +27,24 @@ export class PaymentApplicationResponse {
 }
 
 export class MatchSuggestionResponse {
-  @ApiProperty({ type: [String], example: ['inv_01jc9x7m3ef0ab6yr2t0n4q8zd'] }) invoice_ids: string[];
-  @ApiProperty({ enum: RULES }) rule: string;
+  @ApiProperty({ type: [String], example: ['inv_01jc9x7m3ef0ab6yr2t0n4q8zd'], description: 'Empty for a candidate customer none of whose invoices fits' })
+  invoice_ids: string[];
+  @ApiProperty({ enum: [...RULES, ...PAYER_RULES] }) rule: string;
+  @ApiProperty({ example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd', nullable: true, type: String, description: 'Whose invoices these are (a candidate customer for payer_account / payer_name)' })
+  customer_id: string | null;
+  @ApiProperty({ example: 0.5, minimum: 0, maximum: 1, description: 'This suggestion\'s share among the equally plausible ones' }) confidence: number;
+  @ApiProperty({ example: 'INV-000123 (due 2026-03-01, 1,250.00 USD due): one of 2 open invoices of the customer whose amount due equals 1,250.00 USD.' })
+  reason: string;
 }
 
 export class PaymentMatchResponse {
   @ApiProperty({ enum: ['matched', 'partial', 'unmatched', 'needs_review'] }) status: string;
-  @ApiProperty({ enum: [...RULES, 'manual'], nullable: true, type: String, description: 'The rule that applied or found the candidates; null when unmatched' })
+  @ApiProperty({ enum: [...RULES, 'manual', ...PAYER_RULES], nullable: true, type: String, description: 'The rule that applied or found the candidates; null when unmatched' })
   rule: string | null;
   @ApiProperty({ type: [MatchSuggestionResponse], description: 'With needs_review: candidates for a person to confirm with a manual match' })
   suggestions: MatchSuggestionResponse[];
+  @ApiProperty({ enum: CUSTOMER_SOURCES, nullable: true, type: String, description: 'How the customer was found (§14); null while the payment has none' })
+  customer_source: string | null;
 }
 
 export class PaymentResponse {
@@ -40,6 +56,8 @@ export class PaymentResponse {
   @ApiProperty({ enum: PAYMENT_METHODS }) method: string;
   @ApiProperty({ example: 'INV-000123', nullable: true, type: String }) reference: string | null;
   @ApiProperty({ type: [RemittanceLineResponse] }) remittance: RemittanceLineResponse[];
+  @ApiProperty({ type: PayerResponse, nullable: true, description: 'Who paid, when said (§14)' }) payer: PayerResponse | null;
+  @ApiProperty({ example: 'AAAASESS-FP-CN98765', nullable: true, type: String, description: 'The bank\'s id of the entry' }) bank_entry_id: string | null;
   @ApiProperty({ enum: PAYMENT_STATUSES }) status: string;
   @ApiProperty({ example: 10000 }) amount_applied: number;
   @ApiProperty({ example: 2550, description: 'The customer\'s credit from this payment' }) amount_unapplied: number;

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DomainEvent } from '../../../shared/domain/aggregate-root';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { Invoice, InvoiceRepository } from '../../invoicing';
-import { TenantCalendar } from '../../settings';
+import { TenantCalendar, TenantSettingsReader } from '../../settings';
 import { CashApplication } from '../domain/cash-application.service';
 import { CashMatchingPolicy, MatchDecision } from '../domain/matching/cash-matching.policy';
 import { Payment } from '../domain/payment.aggregate';
@@ -36,6 +36,7 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
     private readonly invoices: InvoiceRepository,
     private readonly candidates: SqlMatchCandidateSource,
     private readonly calendar: TenantCalendar,
+    private readonly settings: TenantSettingsReader,
   ) {}
 
   onModuleInit(): void {
@@ -47,6 +48,10 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
     if (!payment || payment.autoMatch === 'none') return;
     if (payment.customerId) await this.lockCustomerMatching(payment.tenantId, payment.customerId);
     const source = this.candidates.forTenant(payment.tenantId);
+    const payerNameMatching = payment.payer?.name ? (await this.settings.get(payment.tenantId)).payerNameMatching : false;
+    // A customer identified by the payer is serialised like one given with the payment, before its invoices are read.
+    const lockIdentified = (customerId: string) =>
+      customerId === payment.customerId ? Promise.resolve() : this.lockCustomerMatching(payment.tenantId, customerId);
 
     for (let attempt = 1; attempt <= MAX_DECISIONS; attempt++) {
       const decision = await this.policy.decide(
@@ -57,11 +62,18 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
           autoMatch: payment.autoMatch,
           remittance: payment.remittance,
           reference: payment.reference,
+          payer: payment.payer,
+          payerNameMatching,
         },
         source,
+        lockIdentified,
       );
-      if (decision.outcome === 'unmatched') return;
       const at = await this.calendar.now(payment.tenantId);
+      if (decision.identified) payment.identify(decision.identified.customerId, decision.identified.by, at.now);
+      if (decision.outcome === 'unmatched') {
+        if (decision.identified) await this.payments.save(payment);
+        return;
+      }
       if (decision.outcome === 'review') {
         payment.needsReview(decision.rule, decision.suggestions, at.now);
         await this.payments.save(payment);

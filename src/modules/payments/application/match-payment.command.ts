@@ -1,6 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
+import { Payer } from '../../../shared/domain/payer';
+import { CustomerRepository } from '../../customers';
 import { InvoiceJson, InvoiceRepository } from '../../invoicing';
 import { TenantCalendar } from '../../settings';
 import { CashApplication } from '../domain/cash-application.service';
@@ -33,6 +35,7 @@ export class MatchPaymentHandler implements ICommandHandler<MatchPaymentCommand,
     private readonly payments: PaymentRepository,
     private readonly invoices: InvoiceRepository,
     private readonly calendar: TenantCalendar,
+    private readonly customers: CustomerRepository,
   ) {}
 
   async execute({ tenantId, paymentId, applications }: MatchPaymentCommand): Promise<MatchPaymentResult> {
@@ -60,6 +63,20 @@ export class MatchPaymentHandler implements ICommandHandler<MatchPaymentCommand,
     );
     for (const invoice of invoices) await this.invoices.save(invoice);
     await this.payments.save(payment);
+    await this.learnPayer(tenantId, payment.customerId, payment.payer, at.now);
     return { payment: payment.toJSON(), invoices: ids.map((id) => byId.get(id)!.toJSON(at.today)) };
+  }
+
+  /**
+   * §14 learning: a person said whose this payer's money is, so its account and name now
+   * identify that customer. The customer row is locked last, as in every cash-application
+   * transaction (payment, invoices, customer).
+   */
+  private async learnPayer(tenantId: string, customerId: string | null, payer: Payer | null, now: Date): Promise<void> {
+    if (!customerId || !payer || (payer.account === null && payer.name === null)) return;
+    const customer = await this.customers.findByIdForUpdate(tenantId, customerId);
+    if (!customer) return;
+    customer.learnPayer(payer, now);
+    await this.customers.save(customer);
   }
 }

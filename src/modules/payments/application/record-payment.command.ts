@@ -17,6 +17,8 @@ export interface RecordPaymentInput {
   method?: string;
   reference?: string | null;
   remittance?: { invoice_id?: string; invoice_number?: string; amount?: number }[] | null;
+  payer?: { name?: string | null; account?: string | null; bank_id?: string | null } | null;
+  bank_entry_id?: string | null;
   auto_match?: string;
   metadata?: Record<string, unknown> | null;
 }
@@ -64,6 +66,8 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
       remittance: (input.remittance ?? []).map(
         (l): RemittanceLine => ({ invoiceId: l.invoice_id ?? null, invoiceNumber: l.invoice_number?.trim() || null, amount: l.amount ?? null }),
       ),
+      payer: input.payer ? { name: input.payer.name ?? null, account: input.payer.account ?? null, bankId: input.payer.bank_id ?? null } : null,
+      bankEntryId: input.bank_entry_id ?? null,
       autoMatch: input.auto_match as AutoMatchMode | undefined,
       metadata: input.metadata ?? {},
       at: at.now,

@@ -2,12 +2,14 @@ import { AggregateRoot } from '../../../shared/domain/aggregate-root';
 import { isDateString } from '../../../shared/domain/clock';
 import { ValidationError } from '../../../shared/domain/domain-error';
 import { Money } from '../../../shared/domain/money';
+import { MAX_PAYER_TEXT, normalizePayerAccount, Payer } from '../../../shared/domain/payer';
 import { ApplicationAlreadyReversedError, ApplicationNotFoundError, PaymentOverAppliedError } from './payment.errors';
 import { PaymentEvents } from './payment.events';
 import { ApplicationSource, PaymentApplication, PaymentApplications } from './payment-application.entity';
-import { AutoMatchMode, MatchRule, MatchSuggestion, RemittanceLine } from './matching/cash-matching.policy';
+import { AutoMatchMode, IdentifiedBy, MatchRule, MatchSuggestion, RemittanceLine, ReviewRule } from './matching/cash-matching.policy';
 import {
   AUTO_MATCH_MODES,
+  CustomerSource,
   MatchStatus,
   PAYMENT_METHODS,
   PaymentJson,
@@ -61,6 +63,8 @@ export class Payment extends AggregateRoot {
     method: PaymentMethod;
     reference?: string | null;
     remittance?: RemittanceLine[];
+    payer?: Payer | null;
+    bankEntryId?: string | null;
     autoMatch?: AutoMatchMode;
     metadata?: Record<string, unknown>;
     at: Date;
@@ -90,6 +94,9 @@ export class Payment extends AggregateRoot {
         method: input.method,
         reference: input.reference ?? null,
         remittance,
+        payer: payerOf(input.payer),
+        bankEntryId: input.bankEntryId?.trim() || null,
+        customerSource: input.customerId ? 'request' : null,
         autoMatch,
         metadata: input.metadata ?? {},
         match: UNMATCHED,
@@ -105,7 +112,10 @@ export class Payment extends AggregateRoot {
 
   static restore(snapshot: PaymentSnapshot): Payment {
     const { version, applications, ...rest } = snapshot;
-    const payment = new Payment({ ...rest, remittance: [...rest.remittance], metadata: { ...rest.metadata } }, applications.map((a) => PaymentApplication.restore(a)));
+    const payment = new Payment(
+      { ...rest, remittance: [...rest.remittance], payer: rest.payer ? { ...rest.payer } : null, metadata: { ...rest.metadata } },
+      applications.map((a) => PaymentApplication.restore(a)),
+    );
     payment.version = version;
     return payment;
   }
@@ -136,6 +146,15 @@ export class Payment extends AggregateRoot {
   }
   get remittance(): readonly RemittanceLine[] {
     return this.state.remittance;
+  }
+  get payer(): Payer | null {
+    return this.state.payer;
+  }
+  get bankEntryId(): string | null {
+    return this.state.bankEntryId;
+  }
+  get customerSource(): CustomerSource | null {
+    return this.state.customerSource;
   }
   get autoMatch(): AutoMatchMode {
     return this.state.autoMatch;
@@ -202,11 +221,14 @@ export class Payment extends AggregateRoot {
       left -= t.amount;
     }
     const before = this.snapshot();
+    // Unidentified cash identified by what it pays: from now on it is this customer's credit.
     if (customerId && this.state.customerId === null) {
-      // Unidentified cash identified by what it pays: from now on it is this customer's credit.
-      this.state = { ...this.state, customerId };
-      this.movements.push(this.receivedMovement(customerId));
+      // Only a person (manual) or rules 1–2 (what the payment names) apply money to a payment without a customer.
+      if (rule !== 'manual' && rule !== 'remittance' && rule !== 'reference') throw new Error(`rule ${rule} cannot identify a customer`);
+      this.takeCustomer(customerId, rule);
     }
+    // §14: a payment matched by hand has customer_source "manual".
+    if (rule === 'manual') this.state = { ...this.state, customerSource: 'manual' };
     const added = targets.map((t) =>
       PaymentApplication.create({ id: t.applicationId, invoiceId: t.invoiceId, invoiceNumber: t.invoiceNumber, amount: t.amount, source, appliedAt: at }),
     );
@@ -231,8 +253,23 @@ export class Payment extends AggregateRoot {
   }
 
   /** Automatic matching found several equally good answers: a person has to pick one. */
-  needsReview(rule: MatchRule, suggestions: MatchSuggestion[], at: Date): void {
+  needsReview(rule: MatchRule | ReviewRule, suggestions: MatchSuggestion[], at: Date): void {
     this.state = { ...this.state, match: { status: 'needs_review', rule, suggestions }, updatedAt: at };
+  }
+
+  /**
+   * The payer (or what the payment names) identified the customer of a payment that came
+   * without one (§14): from now on it is that customer's payment and credit.
+   */
+  identify(customerId: string, by: IdentifiedBy, at: Date): void {
+    if (this.state.customerId !== null) return;
+    this.takeCustomer(customerId, by);
+    this.state = { ...this.state, updatedAt: at };
+  }
+
+  private takeCustomer(customerId: string, source: CustomerSource): void {
+    this.state = { ...this.state, customerId, customerSource: source };
+    this.movements.push(this.receivedMovement(customerId));
   }
 
   private appliedMatchStatus(): MatchStatus {
@@ -261,6 +298,7 @@ export class Payment extends AggregateRoot {
     return {
       ...this.state,
       remittance: [...this.state.remittance],
+      payer: this.state.payer ? { ...this.state.payer } : null,
       metadata: { ...this.state.metadata },
       applications: this.applications.all().map((a) => a.toState()),
       version: this.version,
@@ -271,4 +309,16 @@ export class Payment extends AggregateRoot {
   toJSON(): PaymentJson {
     return presentPayment(this.toSnapshot());
   }
+}
+
+/** The payer as given (bounded text, normalised account); null when nothing about it was said. */
+function payerOf(payer: Payer | null | undefined): Payer | null {
+  if (!payer) return null;
+  const text = (value: string | null, field: string) => {
+    const trimmed = value?.trim() || null;
+    if (trimmed && trimmed.length > MAX_PAYER_TEXT) throw ValidationError.field(`payer.${field}`, `payer.${field} must be at most ${MAX_PAYER_TEXT} characters`);
+    return trimmed;
+  };
+  const result: Payer = { name: text(payer.name, 'name'), account: normalizePayerAccount(text(payer.account, 'account')), bankId: text(payer.bankId, 'bank_id') };
+  return result.name === null && result.account === null && result.bankId === null ? null : result;
 }

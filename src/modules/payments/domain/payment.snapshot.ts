@@ -1,5 +1,6 @@
+import type { Payer } from '../../../shared/domain/payer';
 import type { PaymentApplicationState } from './payment-application.entity';
-import type { AutoMatchMode, MatchRule, MatchSuggestion, RemittanceLine } from './matching/cash-matching.policy';
+import type { AutoMatchMode, MatchRule, MatchSuggestion, RemittanceLine, ReviewRule } from './matching/cash-matching.policy';
 
 export const PAYMENT_METHODS = ['ach', 'wire', 'check', 'card', 'cash', 'other'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -7,12 +8,24 @@ export const AUTO_MATCH_MODES: readonly AutoMatchMode[] = ['strict', 'oldest_fir
 export const PAYMENT_STATUSES = ['unapplied', 'partially_applied', 'applied'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export type MatchStatus = 'matched' | 'partial' | 'unmatched' | 'needs_review';
+/** How the payment's customer was found (contract §14). */
+export const CUSTOMER_SOURCES = ['request', 'remittance', 'reference', 'payer_account', 'payer_name', 'manual'] as const;
+export type CustomerSource = (typeof CUSTOMER_SOURCES)[number];
 
 export interface PaymentMatch {
   status: MatchStatus;
-  /** the rule that applied (or found the candidates); `manual` once a person applied by hand */
-  rule: MatchRule | 'manual' | null;
+  /**
+   * the rule that applied (or found the candidates); `manual` once a person applied by hand;
+   * `payer_account` / `payer_name` when the payer fits several customers
+   */
+  rule: MatchRule | ReviewRule | 'manual' | null;
   suggestions: MatchSuggestion[];
+}
+
+export interface PayerJson {
+  name: string | null;
+  account: string | null;
+  bank_id: string | null;
 }
 
 /**
@@ -30,6 +43,12 @@ export interface PaymentSnapshot {
   method: PaymentMethod;
   reference: string | null;
   remittance: RemittanceLine[];
+  /** who paid, when the client or the bank said (null: not said) */
+  payer: Payer | null;
+  /** the bank's id of the entry this payment was booked as */
+  bankEntryId: string | null;
+  /** how the customer was found; null while there is none */
+  customerSource: CustomerSource | null;
   autoMatch: AutoMatchMode;
   metadata: Record<string, unknown>;
   match: PaymentMatch;
@@ -58,11 +77,13 @@ export interface PaymentJson {
   method: PaymentMethod;
   reference: string | null;
   remittance: ({ invoice_id: string } | { invoice_number: string } | { amount: number })[];
+  payer: PayerJson | null;
+  bank_entry_id: string | null;
   status: PaymentStatus;
   amount_applied: number;
   amount_unapplied: number;
   applications: PaymentApplicationJson[];
-  match: PaymentMatch;
+  match: PaymentMatch & { customer_source: CustomerSource | null };
   auto_match: AutoMatchMode;
   metadata: Record<string, unknown>;
   created_at: string;
@@ -89,6 +110,8 @@ export function presentPayment(s: PaymentSnapshot): PaymentJson {
       ...(l.invoiceId ? { invoice_id: l.invoiceId } : { invoice_number: l.invoiceNumber! }),
       ...(l.amount !== null ? { amount: l.amount } : {}),
     })),
+    payer: s.payer ? { name: s.payer.name, account: s.payer.account, bank_id: s.payer.bankId } : null,
+    bank_entry_id: s.bankEntryId,
     status: paymentStatusOf(s.amount, applied),
     amount_applied: applied,
     amount_unapplied: s.amount - applied,
@@ -100,7 +123,7 @@ export function presentPayment(s: PaymentSnapshot): PaymentJson {
       source: a.source,
       applied_at: a.appliedAt.toISOString(),
     })),
-    match: { status: s.match.status, rule: s.match.rule, suggestions: s.match.suggestions },
+    match: { status: s.match.status, rule: s.match.rule, suggestions: s.match.suggestions, customer_source: s.customerSource },
     auto_match: s.autoMatch,
     metadata: s.metadata,
     created_at: s.createdAt.toISOString(),

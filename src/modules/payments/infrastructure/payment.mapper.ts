@@ -13,6 +13,11 @@ export interface PaymentRow {
   method: PaymentSnapshot['method'];
   reference: string | null;
   remittance: { invoice_id?: string; invoice_number?: string; amount?: number }[];
+  payer_name: string | null;
+  payer_account: string | null;
+  payer_bank_id: string | null;
+  bank_entry_id: string | null;
+  customer_source: PaymentSnapshot['customerSource'];
   auto_match: PaymentSnapshot['autoMatch'];
   match_status: PaymentSnapshot['match']['status'];
   match_rule: PaymentSnapshot['match']['rule'];
@@ -36,7 +41,7 @@ export interface ApplicationRow {
 
 /** Columns of `payments` as PaymentRow expects them (payment_date as text: no time-zone shifts). */
 export const PAYMENT_COLUMNS = `p.tenant_id, p.id, p.customer_id, p.amount, p.currency, to_char(p.payment_date, 'YYYY-MM-DD') AS payment_date,
-  p.method, p.reference, p.remittance, p.auto_match, p.match_status, p.match_rule, p.match_suggestions, p.metadata,
+  p.method, p.reference, p.remittance, p.payer_name, p.payer_account, p.payer_bank_id, p.bank_entry_id, p.customer_source, p.auto_match, p.match_status, p.match_rule, p.match_suggestions, p.metadata,
   p.version, p.created_at, p.updated_at`;
 
 /** Applications of the given payments with their invoice numbers, oldest first. */
@@ -73,6 +78,13 @@ export const PaymentMapper = {
       remittance: row.remittance.map(
         (l): RemittanceLine => ({ invoiceId: l.invoice_id ?? null, invoiceNumber: l.invoice_number ?? null, amount: l.amount ?? null }),
       ),
+      payer:
+        row.payer_name === null && row.payer_account === null && row.payer_bank_id === null
+          ? null
+          : { name: row.payer_name, account: row.payer_account, bankId: row.payer_bank_id },
+      bankEntryId: row.bank_entry_id,
+      // Payments recorded before §14 kept no source: theirs came with the request or from a person.
+      customerSource: row.customer_source ?? (row.customer_id === null ? null : row.match_rule === 'manual' ? 'manual' : 'request'),
       autoMatch: row.auto_match,
       metadata: row.metadata,
       match: { status: row.match_status, rule: row.match_rule, suggestions: row.match_suggestions },

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { openInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
+import { PayerDirectory } from '../../customers';
 import { COMBINATION_POOL_SIZE } from '../domain/matching/combination-search';
 import { MAX_SUGGESTIONS } from '../domain/matching/cash-matching.policy';
 import { MatchCandidate, MatchCandidateSource } from '../domain/matching/match-candidate';
@@ -48,7 +49,10 @@ const toCandidate = (r: CandidateRow): MatchCandidate => ({
  */
 @Injectable()
 export class SqlMatchCandidateSource {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly payerDirectory: PayerDirectory,
+  ) {}
 
   forTenant(tenantId: string): MatchCandidateSource {
     return {
@@ -77,6 +81,8 @@ export class SqlMatchCandidateSource {
         // The parts overlap (an exact-amount invoice may be among the oldest): each invoice once.
         return [...new Map(pool.map((c) => [c.id, c])).values()];
       },
+
+      payers: (query) => this.payerDirectory.find(tenantId, { ...query, limit: MAX_SUGGESTIONS + 1 }),
     };
   }
 

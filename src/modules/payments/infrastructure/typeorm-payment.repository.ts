@@ -61,12 +61,14 @@ export class TypeormPaymentRepository extends PaymentRepository {
     const s = payment.toSnapshot();
     await this.uow.query(
       `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
-                             status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, 1, $17, $18)`,
+                             status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at,
+                             payer_name, payer_account, payer_bank_id, bank_entry_id, customer_source)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, 1, $17, $18, $19, $20, $21, $22, $23)`,
       [
         s.tenantId, s.id, s.customerId, s.amount, payment.amountApplied.amount, s.currency, s.paymentDate, s.method, s.reference,
         PaymentMapper.remittanceToJson(s.remittance), payment.status, s.autoMatch, s.match.status, s.match.rule,
         JSON.stringify(s.match.suggestions), JSON.stringify(s.metadata), s.createdAt, s.updatedAt,
+        s.payer?.name ?? null, s.payer?.account ?? null, s.payer?.bankId ?? null, s.bankEntryId, s.customerSource,
       ],
     );
     payment.version = 1;
@@ -78,10 +80,10 @@ export class TypeormPaymentRepository extends PaymentRepository {
     const s = payment.toSnapshot();
     const params: unknown[] = [
       s.tenantId, s.id, s.customerId, payment.amountApplied.amount, payment.status, s.match.status, s.match.rule,
-      JSON.stringify(s.match.suggestions), s.updatedAt, payment.version,
+      JSON.stringify(s.match.suggestions), s.updatedAt, payment.version, s.customerSource,
     ];
     const update = `UPDATE payments SET customer_id = $3, amount_applied = $4, status = $5, match_status = $6, match_rule = $7,
-                           match_suggestions = $8::jsonb, updated_at = $9, version = version + 1
+                           match_suggestions = $8::jsonb, updated_at = $9, customer_source = $11, version = version + 1
         WHERE tenant_id = $1 AND id = $2 AND version = $10
         RETURNING version`;
     const added = payment.applicationChanges.added;

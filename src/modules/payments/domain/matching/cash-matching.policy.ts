@@ -1,13 +1,26 @@
+import { formatMinor } from '../../../../shared/domain/money';
+import { normalizePayerAccount, normalizePayerName } from '../../../../shared/domain/payer';
 import { COMBINATION_POOL_SIZE, findSmallestCombinations } from './combination-search';
 import { parseInvoiceReferences, resolveReferenceCandidates } from './invoice-reference.parser';
-import { byDueDate, isOpen, MatchCandidate, MatchCandidateSource } from './match-candidate';
+import { byDueDate, isOpen, MatchCandidate, MatchCandidateSource, PayerCandidate } from './match-candidate';
 
 export type AutoMatchMode = 'strict' | 'oldest_first' | 'none';
 export type MatchRule = 'remittance' | 'reference' | 'exact_amount' | 'combination' | 'oldest_first';
+/** Steps of customer identification (§14) that can leave a payment for review: the payer fits several customers. */
+export type ReviewRule = 'payer_account' | 'payer_name';
+/** How the policy found the customer of a payment that came without one. */
+export type IdentifiedBy = 'remittance' | 'reference' | ReviewRule;
 
+/** A candidate for a person to confirm (§8): what, whose, how likely, and why, in words. */
 export interface MatchSuggestion {
   invoice_ids: string[];
-  rule: MatchRule;
+  rule: MatchRule | ReviewRule;
+  /** the customer the invoices are of (or, for a payer that fits several customers, one of them) */
+  customer_id: string | null;
+  /** 0–1: this suggestion's share among the equally plausible ones */
+  confidence: number;
+  /** a sentence a clerk can read */
+  reason: string;
 }
 
 export interface RemittanceLine {
@@ -25,6 +38,10 @@ export interface PaymentToMatch {
   autoMatch: AutoMatchMode;
   remittance: readonly RemittanceLine[];
   reference: string | null;
+  /** who paid, when known: identifies the customer of a payment that has none (§14) */
+  payer?: { name: string | null; account: string | null } | null;
+  /** the tenant's `payer_name_matching` setting (§13) */
+  payerNameMatching?: boolean;
 }
 
 export interface Allocation {
@@ -32,18 +49,25 @@ export interface Allocation {
   amount: number;
 }
 
+/** A customer the policy identified for a payment without one, and how (§14). */
+export interface Identification {
+  customerId: string;
+  by: IdentifiedBy;
+}
+
 export type MatchDecision =
   | {
       outcome: 'apply';
       rule: MatchRule;
-      /** the payment's customer, possibly identified by rules 1–2 */
+      /** the payment's customer, possibly identified by rules 1–2 or by the payer */
       customerId: string;
       allocations: Allocation[];
       /** the invoices as they were when decided: the caller re-checks them once locked */
       basis: MatchCandidate[];
+      identified?: Identification;
     }
-  | { outcome: 'review'; rule: MatchRule; suggestions: MatchSuggestion[] }
-  | { outcome: 'unmatched' };
+  | { outcome: 'review'; rule: MatchRule | ReviewRule; suggestions: MatchSuggestion[]; identified?: Identification }
+  | { outcome: 'unmatched'; identified?: Identification };
 
 export const MAX_SUGGESTIONS = 10;
 
@@ -55,7 +79,11 @@ export const MAX_SUGGESTIONS = 10;
  * nothing is applied and the candidates are suggested: auto-matching never guesses with money.
  */
 export class CashMatchingPolicy {
-  async decide(payment: PaymentToMatch, source: MatchCandidateSource): Promise<MatchDecision> {
+  /**
+   * `beforePool` runs once the customer whose open invoices rules 3–5 read is known (the caller
+   * serialises matching per customer there).
+   */
+  async decide(payment: PaymentToMatch, source: MatchCandidateSource, beforePool?: (customerId: string) => Promise<void>): Promise<MatchDecision> {
     if (payment.autoMatch === 'none' || payment.amount <= 0) return { outcome: 'unmatched' };
 
     const references = parseInvoiceReferences(payment.reference);
@@ -69,7 +97,21 @@ export class CashMatchingPolicy {
       if (byReference) return byReference;
     }
 
-    if (!payment.customerId) return { outcome: 'unmatched' };
+    let identified: Identification | undefined;
+    if (!payment.customerId) {
+      const byPayer = await this.identifyPayer(payment, source);
+      if (byPayer === null) return { outcome: 'unmatched' };
+      if (byPayer.outcome === 'review') return byPayer;
+      identified = byPayer.identified;
+    }
+    const customerId = payment.customerId ?? identified!.customerId;
+    await beforePool?.(customerId);
+    const decision = await this.poolRules({ ...payment, customerId }, source);
+    return identified ? { ...decision, identified } : decision;
+  }
+
+  /** Rules 3–5 over the customer's open, undisputed invoices in the payment's currency. */
+  private async poolRules(payment: PaymentToMatch & { customerId: string }, source: MatchCandidateSource): Promise<MatchDecision> {
     const pool = (
       await source.pool({
         customerId: payment.customerId,
@@ -85,6 +127,66 @@ export class CashMatchingPolicy {
       this.combination(payment, pool) ??
       (payment.autoMatch === 'oldest_first' ? this.oldestFirst(payment, pool) : null) ?? { outcome: 'unmatched' }
     );
+  }
+
+  /**
+   * §14, after rules 1–2 found nothing: a payer account linked to exactly one customer, else
+   * (when the tenant allows it) a payer name equal to exactly one customer's name or alias. A
+   * payer that fits several customers identifies none: the candidates go to review, each with
+   * what rules 3–4 would take of its invoices. Null: the payer identifies no customer.
+   */
+  private async identifyPayer(
+    payment: PaymentToMatch,
+    source: MatchCandidateSource,
+  ): Promise<{ outcome: 'identified'; identified: Identification } | Extract<MatchDecision, { outcome: 'review' }> | null> {
+    const steps: { by: ReviewRule; key: string | null; what: string }[] = [
+      { by: 'payer_account', key: normalizePayerAccount(payment.payer?.account), what: `account ${normalizePayerAccount(payment.payer?.account)}` },
+      {
+        by: 'payer_name',
+        key: payment.payerNameMatching === false ? null : normalizePayerName(payment.payer?.name),
+        what: `name "${payment.payer?.name?.trim()}"`,
+      },
+    ];
+    for (const step of steps) {
+      if (step.key === null) continue;
+      const customers = await source.payers({ kind: step.by === 'payer_account' ? 'account' : 'name', key: step.key, currency: payment.currency });
+      if (customers.length === 0) continue;
+      if (customers.length === 1) return { outcome: 'identified', identified: { customerId: customers[0].id, by: step.by } };
+      return { outcome: 'review', rule: step.by, suggestions: await this.payerSuggestions(payment, source, step, customers) };
+    }
+    return null;
+  }
+
+  /**
+   * One suggestion per customer the payer fits, with the invoices rules 3–4 would take for that
+   * customer. A customer whose invoices fit the amount counts twice as likely as one whose don't.
+   */
+  private async payerSuggestions(
+    payment: PaymentToMatch,
+    source: MatchCandidateSource,
+    step: { by: ReviewRule; what: string },
+    customers: PayerCandidate[],
+  ): Promise<MatchSuggestion[]> {
+    const shown = customers.slice(0, MAX_SUGGESTIONS);
+    const names = shown.map((c) => c.name).join(', ');
+    const fits: { customer: PayerCandidate; invoices: MatchCandidate[]; rule: MatchRule | null }[] = [];
+    for (const customer of shown) {
+      const decision = await this.poolRules({ ...payment, customerId: customer.id, autoMatch: 'strict' }, source);
+      fits.push(decision.outcome === 'apply' ? { customer, invoices: decision.basis, rule: decision.rule } : { customer, invoices: [], rule: null });
+    }
+    const weight = (f: (typeof fits)[number]) => (f.invoices.length > 0 ? 2 : 1);
+    const total = fits.reduce((sum, f) => sum + weight(f), 0);
+    const several = `The payer's ${step.what} fits ${customers.length} customers (${names}${customers.length > shown.length ? ', …' : ''})`;
+    return fits.map((f) => ({
+      invoice_ids: f.invoices.map((i) => i.id),
+      rule: step.by,
+      customer_id: f.customer.id,
+      confidence: share(weight(f), total),
+      reason:
+        f.invoices.length > 0
+          ? `${several}; ${f.customer.name}'s ${numbers(f.invoices)} ${f.invoices.length > 1 ? 'add up to' : 'is due for exactly'} ${money(payment.amount, payment.currency)}.`
+          : `${several}; none of ${f.customer.name}'s open invoices fits ${money(payment.amount, payment.currency)} on its own.`,
+    }));
   }
 
   /** Rule 1: the listed invoices, in the order listed, the amount given or what is due. */
@@ -106,9 +208,13 @@ export class CashMatchingPolicy {
     // ones), so `#123` naming a paid invoice never falls through to another open one.
     const { invoices, ambiguous } = resolveReferenceCandidates(references, named);
     if (ambiguous.length > 0) {
-      const open = ambiguous.map((a) => a.invoices.filter(isOpen)).filter((list) => list.length > 0);
+      const open = ambiguous.map((a) => ({ text: a.text, invoices: a.invoices.filter(isOpen).sort(byDueDate) })).filter((a) => a.invoices.length > 0);
       if (open.length > 0) {
-        const suggestions = open.flatMap((list) => list.sort(byDueDate).map((c) => ({ invoice_ids: [c.id], rule: 'reference' as const })));
+        const suggestions = open.flatMap(({ text, invoices: fitting }) =>
+          fitting.map((c) =>
+            suggestion([c], 'reference', fitting.length, `"${text}" in the reference fits ${fitting.length} invoices (${numbers(fitting)}); ${due(c)}.`),
+          ),
+        );
         return { outcome: 'review', rule: 'reference', suggestions: suggestions.slice(0, MAX_SUGGESTIONS) };
       }
     }
@@ -121,7 +227,10 @@ export class CashMatchingPolicy {
     const exact = pool.filter((c) => c.amountDue === payment.amount);
     if (exact.length === 0) return null;
     if (exact.length > 1) {
-      const suggestions = exact.slice(0, MAX_SUGGESTIONS).map((c) => ({ invoice_ids: [c.id], rule: 'exact_amount' as const }));
+      const amount = money(payment.amount, payment.currency);
+      const suggestions = exact
+        .slice(0, MAX_SUGGESTIONS)
+        .map((c) => suggestion([c], 'exact_amount', exact.length, `${due(c)}: one of ${exact.length} open invoices of the customer whose amount due equals ${amount}.`));
       return { outcome: 'review', rule: 'exact_amount', suggestions };
     }
     return this.applyWhole(payment, 'exact_amount', exact);
@@ -138,7 +247,15 @@ export class CashMatchingPolicy {
     if (result.sets.length === 0) return null;
     const sets = result.sets.map((set) => set.map((i) => oldest[i]));
     if (sets.length > 1) {
-      return { outcome: 'review', rule: 'combination', suggestions: sets.map((set) => ({ invoice_ids: set.map((c) => c.id), rule: 'combination' as const })) };
+      const amount = money(payment.amount, payment.currency);
+      const count = sets.length >= MAX_SUGGESTIONS ? `${MAX_SUGGESTIONS} or more` : String(sets.length);
+      return {
+        outcome: 'review',
+        rule: 'combination',
+        suggestions: sets.map((set) =>
+          suggestion(set, 'combination', sets.length, `${numbers(set)} add up to ${amount}; ${count} sets of ${set.length} open invoices do, so a person has to choose.`),
+        ),
+      };
     }
     return this.applyWhole(payment, 'combination', sets[0]);
   }
@@ -172,10 +289,13 @@ export class CashMatchingPolicy {
     if (listed.length === 0) return null;
     const customers = [...new Set(listed.map((l) => l.invoice.customerId))];
     if (customers.length > 1) {
-      const suggestions = customers.map((customerId) => ({
-        invoice_ids: [...new Set(listed.filter((l) => l.invoice.customerId === customerId).map((l) => l.invoice.id))],
-        rule,
-      }));
+      const suggestions = customers.map((customerId) => {
+        const invoices = [...new Map(listed.filter((l) => l.invoice.customerId === customerId).map((l) => [l.invoice.id, l.invoice])).values()];
+        return {
+          ...suggestion(invoices, rule, customers.length, `The ${rule} names invoices of ${customers.length} customers; ${numbers(invoices)} ${invoices.length > 1 ? 'belong' : 'belongs'} to one of them.`),
+          customer_id: customerId,
+        };
+      });
       return { outcome: 'review', rule, suggestions: suggestions.slice(0, MAX_SUGGESTIONS) };
     }
     let left = payment.amount;
@@ -199,4 +319,26 @@ export class CashMatchingPolicy {
       basis,
     };
   }
+}
+
+/** `n` equally plausible alternatives: each has 1/n (two decimals). */
+function share(weight: number, total: number): number {
+  return Math.round((weight / total) * 100) / 100;
+}
+
+function suggestion(invoices: MatchCandidate[], rule: MatchRule, alternatives: number, reason: string): MatchSuggestion {
+  return { invoice_ids: invoices.map((c) => c.id), rule, customer_id: invoices[0]?.customerId ?? null, confidence: share(1, alternatives), reason };
+}
+
+function money(amount: number, currency: string): string {
+  return `${formatMinor(amount, currency)} ${currency.toUpperCase()}`;
+}
+
+function numbers(invoices: readonly MatchCandidate[]): string {
+  const list = invoices.map((c) => c.number);
+  return list.length <= 1 ? (list[0] ?? '') : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`;
+}
+
+function due(c: MatchCandidate): string {
+  return `${c.number} (due ${c.dueDate}, ${money(c.amountDue, c.currency)} due)`;
 }

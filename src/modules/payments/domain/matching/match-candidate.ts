@@ -23,6 +23,12 @@ export function byDueDate(a: MatchCandidate, b: MatchCandidate): number {
   return a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/** A customer a payer may be (contract §14). */
+export interface PayerCandidate {
+  readonly id: string;
+  readonly name: string;
+}
+
 /**
  * Where the policy gets invoices from (a port: the application implements it with SQL).
  * Only what a rule needs is asked for, and only when an earlier rule did not apply.
@@ -40,4 +46,9 @@ export interface MatchCandidateSource {
    * their amounts due reach `amount`. Over that subset the rules decide exactly as over all.
    */
   pool(query: { customerId: string; currency: string; amount: number; oldestFirst: boolean }): Promise<MatchCandidate[]>;
+  /**
+   * The customers (in the currency) whose payer account (`account`) or normalised name or alias
+   * (`name`) equals `key`: up to MAX_SUGGESTIONS + 1, enough to tell one from several.
+   */
+  payers(query: { kind: 'account' | 'name'; key: string; currency: string }): Promise<PayerCandidate[]>;
 }
