@@ -13,6 +13,7 @@ import { CoreModule, CoreOptions } from './shared/infrastructure/core.module';
 import { IdempotencyInterceptor } from './shared/infrastructure/idempotency/idempotency.interceptor';
 import { ProblemDetailsFilter } from './shared/http/problem-details.filter';
 import { RateLimitGuard } from './shared/http/rate-limit.guard';
+import { serializeError } from './shared/infrastructure/logging/error.serializer';
 
 const accessLogs = (level: string) => ['trace', 'debug', 'info'].includes(level);
 
@@ -40,6 +41,8 @@ export class AppModule {
             serializers: {
               req: (req) => ({ method: req.method, url: req.url }),
               res: (res) => ({ status_code: res.statusCode }),
+              // Never SQL parameters or the values a database error repeats (error.serializer.ts).
+              err: serializeError,
             },
           },
         }),

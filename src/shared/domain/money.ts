@@ -1,14 +1,11 @@
+import { data as iso4217 } from 'currency-codes';
 import { ValidationError } from './domain-error';
 
 /**
- * ISO 4217 minor-unit exponents that differ from the default of 2.
- * Amounts are always integers in minor units; the exponent is only needed to print them.
+ * ISO 4217's list (the `currency-codes` package, kept current with the published list): the
+ * codes a money field accepts, and each one's minor-unit exponent (`digits`).
  */
-const EXPONENTS: Record<string, number> = {
-  bif: 0, clp: 0, djf: 0, gnf: 0, isk: 0, jpy: 0, kmf: 0, krw: 0, pyg: 0, rwf: 0, ugx: 0,
-  vnd: 0, vuv: 0, xaf: 0, xof: 0, xpf: 0,
-  bhd: 3, iqd: 3, jod: 3, kwd: 3, lyd: 3, omr: 3, tnd: 3,
-};
+const ISO_4217 = new Map(iso4217.map((c) => [c.code.toLowerCase(), c.digits]));
 
 /**
  * The largest amount a client may send (contract §1): 10^12 minor units. A sum of a million such
@@ -16,16 +13,16 @@ const EXPONENTS: Record<string, number> = {
  */
 export const MAX_AMOUNT = 1_000_000_000_000;
 
-/** A currency code: three letters, normalised to lowercase (the API accepts either case). */
+/** A currency code on ISO 4217's list, normalised to lowercase (the API accepts either case). */
 export function normalizeCurrency(value: string): string {
-  if (typeof value !== 'string' || !/^[a-zA-Z]{3}$/.test(value)) {
-    throw ValidationError.field('currency', 'currency must be a three-letter ISO 4217 code');
-  }
-  return value.toLowerCase();
+  const code = typeof value === 'string' && value.length === 3 ? value.toLowerCase() : '';
+  if (!ISO_4217.has(code)) throw ValidationError.field('currency', 'currency must be a code on ISO 4217\'s list (e.g. usd, eur, jpy)');
+  return code;
 }
 
+/** Decimal places of the currency's minor unit (2 for a code the list does not have: only stored data could hold one). */
 export function currencyExponent(currency: string): number {
-  return EXPONENTS[currency.toLowerCase()] ?? 2;
+  return ISO_4217.get(currency.toLowerCase()) ?? 2;
 }
 
 /** Formats minor units for people (statements, PDFs): 12550 usd -> "125.50". */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ValidationError } from './domain-error';
 
 /**
@@ -50,13 +51,9 @@ export function fingerprint(query: Record<string, unknown>): string {
     .filter((k) => k !== 'cursor' && k !== 'limit' && query[k] !== undefined)
     .sort();
   const canonical = keys.map((k) => `${k}=${JSON.stringify(query[k])}`).join('&');
-  // FNV-1a: short, deterministic, not a security boundary (the cursor only narrows a tenant's own data).
-  let h = 0x811c9dc5;
-  for (let i = 0; i < canonical.length; i++) {
-    h ^= canonical.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(36);
+  // 128 bits of SHA-256: no two filter sets a client could write share a fingerprint, so a
+  // (signed) cursor cannot be carried over to another query.
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
 }
 
 export interface SortSpec<F extends string> {

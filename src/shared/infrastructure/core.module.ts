@@ -10,6 +10,7 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { RateLimitService } from './rate-limit/rate-limit.service';
 import { LeanReadRegistry } from '../http/lean-reads';
+import { CursorKeyLoader } from './query/cursor-key.loader';
 
 export interface CoreOptions {
   config: AppConfig;
@@ -32,6 +33,7 @@ export class CoreModule {
       IdempotencyInterceptor,
       RateLimitService,
       LeanReadRegistry,
+      CursorKeyLoader,
     ];
     return {
       module: CoreModule,

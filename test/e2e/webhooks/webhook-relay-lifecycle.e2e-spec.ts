@@ -146,7 +146,7 @@ describe('webhook HTTP client', () => {
     const guard = new WebhookUrlGuard(false, async () => [{ address: '127.0.0.1', family: 4 }]);
     await expect(
       client.post({ url: new URL(`https://hooks.invalid:${receiver.port}/blocked`), body: '{}', headers: {}, timeoutMs: 2_000, lookup: guard.lookup }),
-    ).rejects.toThrow('blocked: hooks.invalid resolves to 127.0.0.1 (loopback)');
+    ).rejects.toThrow('blocked: hooks.invalid must resolve, and only to public addresses');
     expect(receiver.at('/blocked')).toHaveLength(0);
   });
 

@@ -80,19 +80,23 @@ describe('webhook URL guard at registration', () => {
   });
 
   it.each([
-    ['https://localhost:8443/', /127\.0\.0\.1.*loopback/],
-    ['https://internal.example.com/', /10\.0\.0\.5.*private/],
-    ['https://metadata.example.com/', /169\.254\.169\.254.*linkLocal/],
-    ['https://v6-metadata.example.com/', /fd00:ec2::254.*uniqueLocal/],
-    ['https://mapped.example.com/', /ipv4Mapped\(private\)/],
+    ['https://localhost:8443/', '127.0.0.1'],
+    ['https://internal.example.com/', '10.0.0.5'],
+    ['https://metadata.example.com/', '169.254.169.254'],
+    ['https://v6-metadata.example.com/', 'fd00:ec2::254'],
+    ['https://mapped.example.com/', 'ffff'],
     // one private address among public ones is enough to refuse the host
-    ['https://mixed.example.com/', /127\.0\.0\.1/],
-  ])('refuses %s, which resolves to a non-public address', async (url, message) => {
-    expect(await refusal(guard, url)).toMatch(message);
+    ['https://mixed.example.com/', '127.0.0.1'],
+  ])('refuses %s, which resolves to a non-public address, without saying what it resolves to', async (url, address) => {
+    const message = await refusal(guard, url);
+    expect(message).toBe(`url host ${new URL(url).hostname} must resolve, and only to public addresses`);
+    expect(message).not.toContain(address);
+    expect(message).not.toMatch(/private|loopback|linkLocal|uniqueLocal|ipv4Mapped/);
   });
 
   it('refuses a host that does not resolve', async () => {
-    expect(await refusal(guard, 'https://nowhere.example.com/')).toMatch(/could not be resolved/);
+    // the same answer as for an internal name: a tenant cannot probe which names exist inside
+    expect(await refusal(guard, 'https://nowhere.example.com/')).toBe('url host nowhere.example.com must resolve, and only to public addresses');
   });
 
   it('lets everything through, http included, when private URLs are allowed', async () => {
@@ -128,7 +132,7 @@ describe('webhook URL guard at delivery', () => {
     answer = '127.0.0.1';
     const { error } = await lookup(guard, 'rebind.example.com', { all: true });
     expect(error).toBeInstanceOf(BlockedAddressError);
-    expect(error!.message).toBe('blocked: rebind.example.com resolves to 127.0.0.1 (loopback)');
+    expect(error!.message).toBe('blocked: rebind.example.com must resolve, and only to public addresses');
   });
 
   it('checks IP-literal hosts and the scheme before any socket is opened', () => {

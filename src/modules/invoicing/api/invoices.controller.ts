@@ -10,6 +10,7 @@ import { CurrentClient, RequireScopes } from '../../auth';
 import { setNextLink } from '../../../shared/http/next-link';
 import { LeanReadRegistry } from '../../../shared/http/lean-reads';
 import { ApiAuthenticated, ProblemResponse } from '../../../shared/http/problem.response';
+import { assertScopes } from '../../../shared/http/scopes';
 import { CreateInvoiceCommand, CreateInvoiceInput } from '../application/create-invoice.command';
 import { GetInvoiceQuery } from '../application/get-invoice.query';
 import { ListInvoicesQuery } from '../application/list-invoices.query';
@@ -29,6 +30,9 @@ export function parseIfMatch(header: string | undefined): number[] | '*' | undef
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => Number(m[1]));
 }
+
+/** Customer fields that decide how much credit a customer gets: setting them is customers:write's job. */
+const CREDIT_FIELDS = ['credit_limit', 'credit_hold', 'payment_terms_days'] as const;
 
 function etag(reply: FastifyReply, invoice: { version: number }): void {
   void reply.header('ETag', `"${invoice.version}"`);
@@ -85,7 +89,7 @@ export class InvoicesController implements OnModuleInit {
   @ApiOperation({
     summary: 'Create an invoice',
     description:
-      'Created `open` (finalized) unless `status: "draft"`. Takes `customer_id`, or `customer{...}` matched by id, external_id, then email (case-insensitive), and created when none matches. Honours Idempotency-Key.',
+      'Created `open` (finalized) unless `status: "draft"`. Takes `customer_id`, or `customer{...}` matched by id, external_id, then email (case-insensitive), and created when none matches. Its credit fields (`credit_limit`, `credit_hold`, `payment_terms_days`) need the `customers:write` scope too. Honours Idempotency-Key.',
   })
   @ApiBody({
     type: CreateInvoiceRequest,
@@ -113,6 +117,7 @@ export class InvoicesController implements OnModuleInit {
   })
   @ApiResponse({ status: 201, type: InvoiceDetailResponse, headers: { ETag: { description: 'Strong entity tag: the version', schema: { type: 'string' } } } })
   @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed (line math, currency other than the customer\'s, read-only field...)' })
+  @ApiResponse({ status: 403, type: ProblemResponse, description: 'forbidden: customer.credit_limit, credit_hold or payment_terms_days sent without the customers:write scope' })
   @ApiResponse({ status: 404, type: ProblemResponse, description: 'customer_id not found' })
   @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict: duplicate number or customer external_id' })
   async create(
@@ -120,6 +125,9 @@ export class InvoicesController implements OnModuleInit {
     @Body() body: CreateInvoiceRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<InvoiceDetailView> {
+    // invoices:write may name a new customer (identity fields), not grant it credit.
+    const credit = CREDIT_FIELDS.filter((f) => body.customer?.[f] !== undefined);
+    if (credit.length > 0) assertScopes(client, ['customers:write'], `Setting customer.${credit.join(', customer.')}`);
     const invoice = await this.uow.run(async () => {
       const id = await this.commands.execute<string>(new CreateInvoiceCommand(client.tenantId, body as unknown as CreateInvoiceInput));
       return this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));

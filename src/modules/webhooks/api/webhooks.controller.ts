@@ -33,6 +33,8 @@ import {
   WebhookEndpointWithSecretResponse,
 } from './webhook-endpoint.response';
 
+import { MAX_ENDPOINTS_PER_TENANT } from '../domain/webhook-endpoint.aggregate';
+
 const ID_PARAM = { name: 'id', example: 'wh_01jc9x7m3ef0ab6yr2t0n4q8zd', description: 'webhook endpoint id' };
 const E404 = { status: 404, type: ProblemResponse, description: 'no such endpoint in this tenant' };
 const E400 = { status: 400, type: ProblemResponse, description: 'validation_failed (unknown event type, refused URL, unknown field)' };
@@ -63,6 +65,7 @@ export class WebhooksController {
   })
   @ApiResponse({ status: 201, type: WebhookEndpointWithSecretResponse })
   @ApiResponse(E400)
+  @ApiResponse({ status: 409, type: ProblemResponse, description: `conflict: the tenant already has ${MAX_ENDPOINTS_PER_TENANT} endpoints (the limit)` })
   create(@CurrentClient() client: AuthenticatedClient, @Body() body: CreateWebhookEndpointRequest): Promise<EndpointWithSecretView> {
     return this.commands.execute(new CreateWebhookEndpointCommand(client.tenantId, body.url, body.events, body.description ?? null));
   }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '../../../shared/domain/clock';
 import { newId } from '../../../shared/domain/ids';
-import { WebhookEndpoint } from '../domain/webhook-endpoint.aggregate';
+import { ConflictError } from '../../../shared/domain/domain-error';
+import { MAX_ENDPOINTS_PER_TENANT, WebhookEndpoint } from '../domain/webhook-endpoint.aggregate';
 import { WebhookEndpointRepository } from '../domain/webhook-endpoint.repository';
 import { WebhookUrlPolicy } from '../domain/webhook-url-policy';
 import { endpointView, EndpointWithSecretView } from './webhook.views';
@@ -26,7 +27,11 @@ export class CreateWebhookEndpointHandler implements ICommandHandler<CreateWebho
   ) {}
 
   async execute(command: CreateWebhookEndpointCommand): Promise<EndpointWithSecretView> {
+    // The URL check may wait on DNS: done before the per-tenant lock is taken.
     const url = await this.urlPolicy.assertAcceptable(command.url);
+    if ((await this.repository.countForCreation(command.tenantId)) >= MAX_ENDPOINTS_PER_TENANT) {
+      throw new ConflictError(`A tenant may have at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one to add another.`);
+    }
     const endpoint = WebhookEndpoint.create({
       id: newId('wh'),
       tenantId: command.tenantId,

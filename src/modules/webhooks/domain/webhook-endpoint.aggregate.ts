@@ -10,6 +10,12 @@ export type EndpointStatus = 'enabled' | 'disabled';
  */
 export type DisabledReason = 'manual' | 'gone';
 
+/**
+ * Endpoints per tenant (docs/security.md): every event is fanned out to each matching endpoint,
+ * so the count bounds what one event costs the relay, and what one tenant can put in its queue.
+ */
+export const MAX_ENDPOINTS_PER_TENANT = 50;
+
 /** The longest a rotated-out secret keeps signing alongside the new one (7 days). */
 export const MAX_SECRET_OVERLAP_SECONDS = 7 * 86_400;
 export const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;

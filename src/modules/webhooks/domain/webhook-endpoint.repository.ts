@@ -2,6 +2,11 @@ import { WebhookEndpoint } from './webhook-endpoint.aggregate';
 
 /** Port for endpoints. Every method takes the tenant: another tenant's endpoint is never found. */
 export abstract class WebhookEndpointRepository {
+  /**
+   * How many endpoints the tenant has. Holds a per-tenant lock until the transaction ends, so
+   * that concurrent creations count one after another and none slips past the limit.
+   */
+  abstract countForCreation(tenantId: string): Promise<number>;
   abstract findByIdForUpdate(tenantId: string, id: string): Promise<WebhookEndpoint | null>;
   /** Inserts or updates (checking and bumping `version`). */
   abstract save(endpoint: WebhookEndpoint): Promise<void>;

@@ -12,6 +12,13 @@ export class TypeormWebhookEndpointRepository extends WebhookEndpointRepository 
     super();
   }
 
+  async countForCreation(tenantId: string): Promise<number> {
+    // Two statements: under READ COMMITTED the count must take its snapshot after the lock is held.
+    await this.uow.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`webhook-endpoints:${tenantId}`]);
+    const [row] = await this.uow.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1', [tenantId]);
+    return row.n;
+  }
+
   async findByIdForUpdate(tenantId: string, id: string): Promise<WebhookEndpoint | null> {
     const row = await this.uow
       .manager()

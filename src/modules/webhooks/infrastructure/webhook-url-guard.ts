@@ -17,13 +17,19 @@ export const systemResolver: Resolver = (hostname) =>
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
   );
 
-/** A delivery refused because its host resolved to an address webhooks may not reach. */
+/**
+ * A delivery refused because its host resolved to an address webhooks may not reach. For a name,
+ * the message does not say what it resolved to: it is shown to the tenant (a delivery's
+ * `last_error`), and internal addresses are none of a tenant's business.
+ */
 export class BlockedAddressError extends Error {
   readonly code = 'EWEBHOOKBLOCKED';
   constructor(hostname: string, address: string, range: string) {
-    super(hostname === address ? `blocked: ${address} is a ${range} address` : `blocked: ${hostname} resolves to ${address} (${range})`);
+    super(hostname === address ? `blocked: ${address} is a ${range} address` : `blocked: ${hostname} ${NOT_PUBLIC}`);
   }
 }
+
+const NOT_PUBLIC = 'must resolve, and only to public addresses';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -50,17 +56,14 @@ export class WebhookUrlGuard extends WebhookUrlPolicy {
     if (this.allowPrivate) return url.toString();
     const host = hostOf(url);
     if (isIP(host)) {
-      this.assertAddress(host, host, (msg) => invalidUrl(msg));
+      this.assertAddress(host, (msg) => invalidUrl(msg));
       return url.toString();
     }
-    let addresses: ResolvedAddress[];
-    try {
-      addresses = await this.resolver(host);
-    } catch {
-      throw invalidUrl(`url host ${host} could not be resolved`);
-    }
-    if (addresses.length === 0) throw invalidUrl(`url host ${host} could not be resolved`);
-    for (const { address } of addresses) this.assertAddress(host, address, (msg) => invalidUrl(msg));
+    // One answer for a name that does not resolve and one that resolves inside: the difference
+    // would tell a tenant which internal names exist, and the address what they point to.
+    const refused = invalidUrl(`url host ${host} ${NOT_PUBLIC}`);
+    const addresses = await this.resolver(host).catch(() => [] as ResolvedAddress[]);
+    if (addresses.length === 0 || addresses.some(({ address }) => !classifyAddress(address).allowed)) throw refused;
     return url.toString();
   }
 
@@ -69,7 +72,7 @@ export class WebhookUrlGuard extends WebhookUrlPolicy {
     if (this.allowPrivate) return;
     if (url.protocol !== 'https:') throw new Error('blocked: webhooks are sent over https only');
     const host = hostOf(url);
-    if (isIP(host)) this.assertAddress(host, host, () => new BlockedAddressError(host, host, classifyAddress(host).range));
+    if (isIP(host)) this.assertAddress(host, () => new BlockedAddressError(host, host, classifyAddress(host).range));
   }
 
   /** `lookup` for http(s).request: resolves, checks every address, hands back only checked ones. */
@@ -110,12 +113,10 @@ export class WebhookUrlGuard extends WebhookUrlPolicy {
     return url;
   }
 
-  private assertAddress(host: string, address: string, fail: (message: string) => Error): void {
+  /** An IP literal: saying what kind of address the client itself wrote reveals nothing. */
+  private assertAddress(address: string, fail: (message: string) => Error): void {
     const verdict = classifyAddress(address);
-    if (!verdict.allowed) {
-      const where = host === address ? `url host ${host}` : `url host ${host} resolves to ${address}, which`;
-      throw fail(`${where} is a ${verdict.range} address; webhooks are only sent to public addresses`);
-    }
+    if (!verdict.allowed) throw fail(`url host ${address} is a ${verdict.range} address; webhooks are only sent to public addresses`);
   }
 }
 

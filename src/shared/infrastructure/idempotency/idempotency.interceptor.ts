@@ -11,6 +11,25 @@ const MAX_KEY_LENGTH = 255;
 const TTL_HOURS = 24;
 
 /**
+ * The body in one canonical form (object keys sorted, at every level), so that the same request
+ * with its fields in another order is the same request. Numbers print as JSON.stringify prints
+ * them: the body parser only accepts literals a double holds exactly (json-body.ts), so `1.50`
+ * and `1.5` are one value. Recursion is bounded by the parser's depth limit.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const members = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
  * `Idempotency-Key` on POST (contract §11). The whole request runs in one transaction that
  * also stores the response under the key, so a replay returns exactly what was committed and
  * a crash leaves neither the change nor the key. A transaction-scoped advisory lock on the key
@@ -31,7 +50,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const tenantId = request.user.tenantId;
     const fingerprint = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+      .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
       .digest('hex');
 
     return from(

@@ -1,5 +1,57 @@
+import { createHmac, createSecretKey, KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '../../domain/domain-error';
 import { CursorPayload, DEFAULT_LIMIT, decodeCursor, encodeCursor, fingerprint, MAX_LIMIT, Page, SortSpec } from '../../domain/pagination';
+
+/**
+ * Cursors are signed (contract §5): `<payload>.<HMAC-SHA256 of it, 128 bits>`, with the key in
+ * `system_settings` (CursorKeyLoader), shared by every instance. A cursor the service did not
+ * issue — forged, tampered, or from another deployment — is a 400 before its contents are read,
+ * and those contents are checked again against the sort column's type before they reach SQL.
+ * The key is process-wide because the keyset helpers are plain functions every read model calls;
+ * a process running several applications (tests) accepts any of their keys and signs with the last.
+ */
+const cursorKeys: KeyObject[] = [];
+const MAC_BYTES = 16;
+const MAX_CURSOR_LENGTH = 1024;
+const INVALID_CURSOR = () => ValidationError.field('cursor', 'cursor is not valid: pass next_cursor of the previous page unchanged');
+
+export function installCursorKey(secret: string): void {
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
+  if (!cursorKeys.some((k) => k.equals(key))) cursorKeys.unshift(key);
+}
+
+function signingKey(): KeyObject {
+  // Outside an application (a script, a unit test) cursors are only good within this process.
+  if (cursorKeys.length === 0) cursorKeys.push(createSecretKey(randomBytes(32)));
+  return cursorKeys[0];
+}
+
+const mac = (text: string, key: KeyObject) => createHmac('sha256', key).update(text).digest().subarray(0, MAC_BYTES);
+
+export function signCursor(payload: CursorPayload): string {
+  const body = encodeCursor(payload);
+  return `${body}.${mac(body, signingKey()).toString('base64url')}`;
+}
+
+/** The payload of a cursor this service signed for the same filters and sort; a 400 otherwise. */
+export function openCursor(cursor: string, fingerprint: string): CursorPayload {
+  const dot = cursor.lastIndexOf('.');
+  if (cursor.length > MAX_CURSOR_LENGTH || dot <= 0) throw INVALID_CURSOR();
+  const body = cursor.slice(0, dot);
+  const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
+  if (given.length !== MAC_BYTES || !cursorKeys.some((key) => timingSafeEqual(mac(body, key), given))) throw INVALID_CURSOR();
+  const payload = decodeCursor(body, fingerprint);
+  if (typeof payload.v !== 'string' || !/^[a-z]{2,4}_[0-9a-z]{26}$/.test(payload.id)) throw INVALID_CURSOR();
+  return payload;
+}
+
+/** What a sort value of each column type looks like as PostgreSQL prints it (`::text`). */
+const SORT_VALUE: Record<SqlSortType, RegExp> = {
+  timestamptz: /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  bigint: /^-?\d{1,19}$/,
+  text: /^[\s\S]{0,1000}$/,
+};
 
 /**
  * Keyset pagination in SQL (contract §5). A page is `WHERE tenant_id = $1 AND <filters> AND
@@ -30,14 +82,14 @@ export function parseListParams(raw: { limit?: string; cursor?: string }, filter
     if (!(limit >= 1 && limit <= MAX_LIMIT)) throw ValidationError.field('limit', `limit must be an integer from 1 to ${MAX_LIMIT}`);
   }
   const f = fingerprint(filtersAndSort);
-  const cursor = raw.cursor === undefined ? null : decodeCursor(raw.cursor, f);
-  if (cursor && typeof cursor.v !== 'string') throw ValidationError.field('cursor', 'cursor is not valid');
+  const cursor = raw.cursor === undefined ? null : openCursor(raw.cursor, f);
   return { limit, cursor, fingerprint: f };
 }
 
 /** `(col, id) < ($n, $m)` after the cursor, in the sort's direction (pushes its params). */
 export function keysetCondition(column: KeysetColumn, idSql: string, sort: SortSpec<string>, cursor: CursorPayload | null, params: unknown[]): string {
   if (!cursor) return 'TRUE';
+  if (!SORT_VALUE[column.type].test(String(cursor.v))) throw INVALID_CURSOR();
   params.push(cursor.v, cursor.id);
   const op = sort.direction === 'desc' ? '<' : '>';
   return `(${column.sql}, ${idSql}) ${op} ($${params.length - 1}::${column.type}, $${params.length})`;
@@ -61,7 +113,7 @@ export function toPage<R extends { id: string; _keyset_value: string }, T>(rows:
   return {
     data: pageRows.map(present),
     has_more: hasMore,
-    next_cursor: hasMore && last ? encodeCursor({ v: last._keyset_value, id: last.id, f: params.fingerprint }) : null,
+    next_cursor: hasMore && last ? signCursor({ v: last._keyset_value, id: last.id, f: params.fingerprint }) : null,
   };
 }
 

@@ -14,6 +14,14 @@ describe('Money', () => {
     expect(() => Money.of(1, currency)).toThrow(ValidationError);
   });
 
+  it.each(['xyz', 'ABC', 'hrk', 'zwl'])('refuses %p: three letters, but not a code on ISO 4217\'s list (any more)', (currency) => {
+    expect(() => normalizeCurrency(currency)).toThrow(ValidationError);
+  });
+
+  it.each([['USD', 'usd'], ['zwg', 'zwg'], ['Sle', 'sle'], ['XAU', 'xau']])('accepts %p, on the list', (currency, normalized) => {
+    expect(normalizeCurrency(currency)).toBe(normalized);
+  });
+
   it.each([1.5, Number.NaN, Infinity, Number.MAX_SAFE_INTEGER + 1, -Number.MAX_SAFE_INTEGER - 1])('refuses %p minor units', (amount) => {
     expect(() => Money.of(amount, 'usd')).toThrow(ValidationError);
   });
@@ -111,6 +119,7 @@ describe('Money', () => {
       expect(currencyExponent('JPY')).toBe(0);
       expect(currencyExponent('kwd')).toBe(3);
       expect(currencyExponent('usd')).toBe(2);
+      expect(currencyExponent('clf')).toBe(4); // from ISO 4217's list, not a table of our own
       expect(formatMinor(12550, 'usd')).toBe('125.50');
       expect(formatMinor(5, 'usd')).toBe('0.05');
       expect(formatMinor(1234567, 'jpy')).toBe('1,234,567');
