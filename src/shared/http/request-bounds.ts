@@ -51,7 +51,7 @@ function planFor(type: Function): Bound[] {
 /**
  * The DTO's array limits (@ArrayMaxSize), checked on the raw body before class-transformer and
  * class-validator touch it: an array of 10,000 line items is refused for its length, not after
- * 10,000 objects were built and validated (ADR 17). Costs a map lookup for DTOs without arrays.
+ * 10,000 objects were built and validated (ADR 20). Costs a map lookup for DTOs without arrays.
  */
 export function assertArrayBounds(value: unknown, type: Type<unknown> | Function, path = ''): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
