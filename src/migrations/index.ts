@@ -6,6 +6,7 @@ import { CustomerSummary1763800400000 } from './1763800400000-customer-summary';
 import { OpenInvoicesByDueDate1763800500000 } from './1763800500000-open-invoices-by-due-date';
 import { PaymentSummaryOnRealChanges1763800600000 } from './1763800600000-payment-summary-on-real-changes';
 import { FiguresKeptAndGuardedByTheDatabase1763801200000 } from './1763801200000-figures-kept-and-guarded-by-the-database';
+import { IdempotencyResponseHeaders1763801200100 } from './1763801200100-idempotency-response-headers';
 import { TenantSettings1763801300000 } from './1763801300000-tenant-settings';
 import { Payers1763801400000 } from './1763801400000-payers';
 
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   OpenInvoicesByDueDate1763800500000,
   PaymentSummaryOnRealChanges1763800600000,
   FiguresKeptAndGuardedByTheDatabase1763801200000,
+  IdempotencyResponseHeaders1763801200100,
   TenantSettings1763801300000,
   Payers1763801400000,
 ];

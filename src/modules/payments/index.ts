@@ -1,4 +1,4 @@
 /** What other modules may use from payments. */
 export { PaymentsModule } from './payments.module';
-export { PAYMENT_CREATED, PAYMENT_MATCHED, PAYMENT_APPLICATION_REVERSED } from './domain/payment.events';
+export { PAYMENT_CREATED, PAYMENT_MATCHED, PAYMENT_APPLICATION_REVERSED, PAYMENT_NEEDS_REVIEW } from './domain/payment.events';
 export { type PaymentJson } from './domain/payment.snapshot';

@@ -29,6 +29,19 @@ describe('Idempotency-Key', () => {
     expect(await countNamed('Replay Ltd')).toBe(1);
   });
 
+  it('replays a created invoice with its ETag, so If-Match works from the replayed answer (issue 13 finding 10)', async () => {
+    const customer = (await create(acme, undefined, { name: 'ETag Ltd', currency: 'usd' })).body;
+    const body = { customer_id: customer.id, line_items: [{ description: 'Work', quantity: 1, unit_amount: 5_000 }] };
+    const post = () => app.post('/api/v1/invoices', body, acme.token, { 'idempotency-key': 'key-invoice-etag' });
+    const first = await post();
+    expect(first.status).toBe(201);
+    expect(first.headers.get('etag')).toBe('"1"');
+    const again = await post();
+    expect({ status: again.status, replayed: again.headers.get('idempotent-replayed'), etag: again.headers.get('etag') }).toEqual({ status: 201, replayed: 'true', etag: '"1"' });
+    const patched = await app.patch(`/api/v1/invoices/${again.body.id}`, { memo: 'from the replay' }, acme.token, { 'if-match': again.headers.get('etag')! });
+    expect(patched.status).toBe(200);
+  });
+
   it('refuses the same key with another body: 422 idempotency_key_reused', async () => {
     expect((await create(acme, 'key-reused', { name: 'First Body', currency: 'usd' })).status).toBe(201);
     expectProblem(await create(acme, 'key-reused', { name: 'Other Body', currency: 'usd' }), 422, 'idempotency_key_reused');

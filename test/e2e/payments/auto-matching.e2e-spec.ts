@@ -105,6 +105,11 @@ describe('POST /payments: automatic matching', () => {
         match: { status: 'needs_review', rule: 'exact_amount', suggestions: [{ invoice_ids: [b.id], rule: 'exact_amount' }, { invoice_ids: [a.id], rule: 'exact_amount' }] },
       });
       expect((await r.getInvoice(a.id)).amount_paid).toBe(0);
+      // Contract §8/§10: the review is announced, with what the match was before.
+      const events = await app.query<{ type: string; data: any }>(`SELECT type, data FROM outbox WHERE tenant_id = $1 AND aggregate_id = $2 ORDER BY seq`, [tenant.tenant_id, res.body.id]);
+      expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.needs_review']);
+      expect(events[1].data.object).toEqual(res.body);
+      expect(events[1].data.previous_attributes).toMatchObject({ match: { status: 'unmatched', rule: null, suggestions: [] } });
       // A person confirms one suggestion with a manual match.
       const confirmed = await app.post(`/api/v1/payments/${res.body.id}/match`, { applications: [{ invoice_id: b.id }] }, tenant.token);
       expect(confirmed.body.payment).toMatchObject({ status: 'applied', match: { status: 'matched', rule: 'manual', suggestions: [] } });
@@ -138,10 +143,38 @@ describe('POST /payments: automatic matching', () => {
       expect(res.body).toMatchObject({ status: 'unapplied', match: { status: 'needs_review', rule: 'combination' } });
       const sets = res.body.match.suggestions.map((s: any) => [...s.invoice_ids].sort()).sort();
       expect(sets).toEqual([[inv[0].id, inv[1].id].sort(), [inv[2].id, inv[3].id].sort()].sort());
+      const [event] = await app.query(`SELECT data FROM outbox WHERE tenant_id = $1 AND aggregate_id = $2 AND type = 'payment.needs_review'`, [tenant.tenant_id, res.body.id]);
+      expect(event.data.object.match).toEqual(res.body.match);
     });
   });
 
   describe('rule 5: oldest first', () => {
+    it('applies oldest first when the payment asks for it and rules 3-4 are ambiguous (contract §8)', async () => {
+      const c = await r.customer();
+      const inv = [];
+      for (let i = 0; i < 20; i++) inv.push(await r.invoice(c.id, 1_000, { due_date: `2026-04-${String(i + 1).padStart(2, '0')}` }));
+      // Each payment of 1,500 after the first finds many pairs (500 left on one invoice + 1,000) summing to it.
+      const results = [];
+      for (let i = 0; i < 20; i++) results.push((await r.payment({ customer_id: c.id, amount: 1_500, auto_match: 'oldest_first' })).body);
+      // 20,000 owed: thirteen payments apply 1,500 each and the fourteenth the last 500, oldest first;
+      // before, every second one (a pair fits) stopped at needs_review and 1,500 was applied in all.
+      expect(results.map((p) => [p.amount_applied, p.match.status, p.match.rule])).toEqual([
+        ...Array.from({ length: 13 }, () => [1_500, 'matched', 'oldest_first']),
+        [500, 'partial', 'oldest_first'],
+        ...Array.from({ length: 6 }, () => [0, 'unmatched', null]),
+      ]);
+      for (const i of inv) expect((await r.getInvoice(i.id)).status).toBe('paid');
+      const ambiguous = await r.payment({ customer_id: c.id, amount: 5_000 }); // nothing open left: strict stays unmatched
+      expect(ambiguous.body.match).toMatchObject({ status: 'unmatched' });
+    });
+
+    it('still asks for review without oldest_first', async () => {
+      const c = await r.customer();
+      for (const amount of [500, 1_000, 1_000]) await r.invoice(c.id, amount);
+      const res = await r.payment({ customer_id: c.id, amount: 1_500 });
+      expect(res.body).toMatchObject({ amount_applied: 0, match: { status: 'needs_review', rule: 'combination' } });
+    });
+
     it('applies oldest due first only when the payment asks for it, and leaves an overpayment as credit', async () => {
       const c = await r.customer();
       const newer = await r.invoice(c.id, 3_000, { due_date: '2026-04-10' });

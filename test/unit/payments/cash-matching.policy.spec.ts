@@ -223,8 +223,21 @@ describe('cash matching policy', () => {
       });
     });
 
-    it('does not override an ambiguity found by an earlier rule', async () => {
-      expect(await decide(aPayment({ amount: 4_000, autoMatch: 'oldest_first' }), invoices()).result).toMatchObject({ outcome: 'review', rule: 'exact_amount' });
+    it('applies when the payment asked for it and rule 3 or 4 is ambiguous (contract §8)', async () => {
+      const inv = invoices();
+      expect(await decide(aPayment({ amount: 4_000 }), inv).result).toMatchObject({ outcome: 'review', rule: 'exact_amount' });
+      expect(applied(await decide(aPayment({ amount: 4_000, autoMatch: 'oldest_first' }), inv).result)).toEqual({
+        rule: 'oldest_first',
+        customerId: 'cus_a',
+        allocations: [[inv[1].id, 4_000]],
+      });
+      expect(await decide(aPayment({ amount: 8_000 }), inv).result).toMatchObject({ outcome: 'review', rule: 'combination' });
+      expect(applied(await decide(aPayment({ amount: 8_000, autoMatch: 'oldest_first' }), inv).result).allocations).toEqual([[inv[1].id, 4_000], [inv[0].id, 4_000]]);
+    });
+
+    it('keeps a unique exact or combination answer ahead of oldest first', async () => {
+      const inv = [anInvoice({ amountDue: 1_000, dueDate: '2025-01-01' }), anInvoice({ amountDue: 2_500, dueDate: '2025-02-01' })];
+      expect(applied(await decide(aPayment({ amount: 2_500, autoMatch: 'oldest_first' }), inv).result)).toMatchObject({ rule: 'exact_amount', allocations: [[inv[1].id, 2_500]] });
     });
   });
 

@@ -254,7 +254,9 @@ export class Payment extends AggregateRoot {
 
   /** Automatic matching found several equally good answers: a person has to pick one. */
   needsReview(rule: MatchRule | ReviewRule, suggestions: MatchSuggestion[], at: Date): void {
+    const before = this.snapshot();
     this.state = { ...this.state, match: { status: 'needs_review', rule, suggestions }, updatedAt: at };
+    this.record(PaymentEvents.needsReview(this, before, at));
   }
 
   /**

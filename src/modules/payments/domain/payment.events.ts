@@ -5,6 +5,7 @@ import type { Payment } from './payment.aggregate';
 export const PAYMENT_CREATED = 'payment.created';
 export const PAYMENT_MATCHED = 'payment.matched';
 export const PAYMENT_APPLICATION_REVERSED = 'payment.application_reversed';
+export const PAYMENT_NEEDS_REVIEW = 'payment.needs_review';
 
 function event(type: string, payment: Payment, at: Date, previous?: Record<string, unknown>): DomainEvent {
   return {
@@ -25,4 +26,6 @@ export const PaymentEvents = {
   /** previous_attributes.applications still lists the reversed application. */
   applicationReversed: (payment: Payment, previous: Record<string, unknown>, at: Date): DomainEvent =>
     event(PAYMENT_APPLICATION_REVERSED, payment, at, previous),
+  /** Automatic matching found several answers and applied none: a person has to pick (contract §8). */
+  needsReview: (payment: Payment, previous: Record<string, unknown>, at: Date): DomainEvent => event(PAYMENT_NEEDS_REVIEW, payment, at, previous),
 };

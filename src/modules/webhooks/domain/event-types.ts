@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'invoice.overdue',
   'payment.created',
   'payment.matched',
+  'payment.needs_review',
   'payment.application_reversed',
   'dispute.opened',
   'dispute.resolved',

@@ -9,6 +9,8 @@ import { AuthenticatedClient } from '../../http/authenticated-client';
 
 const MAX_KEY_LENGTH = 255;
 const TTL_HOURS = 24;
+/** Headers that are part of the answer (a created invoice's version for If-Match), kept for replays. */
+const REPLAYED_HEADERS = ['etag', 'location'] as const;
 
 /**
  * The body in one canonical form (object keys sorted, at every level), so that the same request
@@ -62,8 +64,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (!locked) {
           throw new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry later.');
         }
-        const [stored] = await this.uow.query<{ request_hash: string; response_status: number; response_body: unknown }>(
-          `SELECT request_hash, response_status, response_body FROM idempotency_keys
+        const [stored] = await this.uow.query<{ request_hash: string; response_status: number; response_body: unknown; response_headers: Record<string, string> }>(
+          `SELECT request_hash, response_status, response_body, response_headers FROM idempotency_keys
             WHERE tenant_id = $1 AND key = $2 AND expires_at > now()`,
           [tenantId, key],
         );
@@ -72,18 +74,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
             throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with another request.');
           }
           reply.status(stored.response_status);
+          for (const [name, value] of Object.entries(stored.response_headers)) reply.header(name, value);
           reply.header('Idempotent-Replayed', 'true');
           return stored.response_body;
         }
         const status: number = Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
         const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
+        const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])));
         await this.uow.query(
-          `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5::jsonb, now(), now() + interval '${TTL_HOURS} hours')
+          `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, response_headers, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, now(), now() + interval '${TTL_HOURS} hours')
            ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
              response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
-             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
-          [tenantId, key, fingerprint, status, JSON.stringify(body ?? null)],
+             response_headers = EXCLUDED.response_headers, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
+          [tenantId, key, fingerprint, status, JSON.stringify(body ?? null), JSON.stringify(headers)],
         );
         return body;
       }),

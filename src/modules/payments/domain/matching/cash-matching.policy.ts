@@ -77,6 +77,8 @@ export const MAX_SUGGESTIONS = 10;
  * Rules 1–2 follow what the payer wrote (they may name disputed invoices and identify the
  * customer); rules 3–4 apply only when the answer is unique. Whenever several answers fit,
  * nothing is applied and the candidates are suggested: auto-matching never guesses with money.
+ * The one exception is the payer's own instruction: with `auto_match: "oldest_first"` an
+ * ambiguous rule 3 or 4 gives way to rule 5.
  */
 export class CashMatchingPolicy {
   /**
@@ -122,11 +124,12 @@ export class CashMatchingPolicy {
     )
       .filter((c) => this.fits(payment, c) && isOpen(c) && !c.disputed)
       .sort(byDueDate);
-    return (
-      this.exactAmount(payment, pool) ??
-      this.combination(payment, pool) ??
-      (payment.autoMatch === 'oldest_first' ? this.oldestFirst(payment, pool) : null) ?? { outcome: 'unmatched' }
-    );
+    const unique = this.exactAmount(payment, pool) ?? this.combination(payment, pool);
+    if (payment.autoMatch !== 'oldest_first') return unique ?? { outcome: 'unmatched' };
+    // The payer asked for oldest first: it applies when rules 3-4 found no unique answer,
+    // ambiguous ones included (contract §8) — the payer, not the matcher, chose the order.
+    if (unique?.outcome === 'apply') return unique;
+    return this.oldestFirst(payment, pool) ?? unique ?? { outcome: 'unmatched' };
   }
 
   /**
