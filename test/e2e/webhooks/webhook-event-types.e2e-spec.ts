@@ -106,9 +106,15 @@ describe('every event type arrives signed', () => {
     const reversed = await app.delete(`/api/v1/payments/${payment.id}/applications/${payment.applications[0].id}`, t.token);
     expect(reversed.status).toBe(200);
     expect(verified(await received('payment.application_reversed', payment.id)).event.data.object).toMatchObject({ id: payment.id, status: 'unapplied' });
+
+    // Two open invoices of the same amount: automatic matching stops for a person.
+    for (let i = 0; i < 2; i++) await ok(app.post('/api/v1/invoices', { customer_id: customer.id, line_items: line(3_000) }, t.token), 201);
+    const ambiguous = await ok(app.post('/api/v1/payments', { customer_id: customer.id, amount: 3_000, currency: 'usd' }, t.token), 201);
+    expect(ambiguous.match.status).toBe('needs_review');
+    expect(verified(await received('payment.needs_review', ambiguous.id)).event.data.object).toMatchObject({ id: ambiguous.id, match: { status: 'needs_review' } });
   });
 
-  it('covered all twelve types', () => {
+  it('covered every type', () => {
     expect(new Set(receiver.received.map((r) => r.event.type))).toEqual(new Set(EVENT_TYPES));
   });
 });
