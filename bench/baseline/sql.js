@@ -95,19 +95,54 @@ module.exports.sql = {
                 FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${openInvoiceSql('i.')}) o
         WHERE c.tenant_id = $1 AND c.id = $2`,
 
-  // StatementReadModel.get
+  // StatementReadModel.open (RECEIVABLES_AS_OF_SQL, LINES_SQL and SUMMARY_SQL, with $5 = INLINE_LINES)
   statement: `SELECT c.id, c.name, c.email, c.external_id, c.billing_address, c.currency, t.name AS tenant_name,
-              (SELECT COALESCE(SUM(l.debit - l.credit), 0) FROM ledger_entries l
-                WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date < $3::date)::text AS opening_balance,
-              (SELECT json_agg(json_build_array(to_char(l.entry_date, 'YYYY-MM-DD'), l.type, l.reference, l.description, l.debit::text, l.credit::text)
-                               ORDER BY l.entry_date, l.seq)
-                 FROM ledger_entries l
-                WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date BETWEEN $3::date AND $4::date) AS entries,
-              ag.*
-         FROM customers c
-         JOIN tenants t ON t.id = c.tenant_id
-        CROSS JOIN LATERAL (
-              SELECT ${aging('i.due_date', 'i.amount_due', '$4')}
-                FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${openInvoiceSql('i.')}) ag
-        WHERE c.tenant_id = $1 AND c.id = $2`,
+        (c.balance - p.from_on)::text AS opening_balance, p.debits::text AS total_debits, p.credits::text AS total_credits, p.line_count,
+        (SELECT json_agg(json_build_array(e.date, e.type, e.reference, e.description, e.debit, e.credit))
+           FROM (SELECT to_char(l.entry_date, 'YYYY-MM-DD') AS date, l.type, l.reference, l.description, l.debit::text AS debit, l.credit::text AS credit
+                   FROM ledger_entries l
+                  WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date BETWEEN $3::date AND $4::date
+                  ORDER BY l.entry_date, l.seq LIMIT $5) e) AS entries,
+        r.*
+   FROM customers c
+   JOIN tenants t ON t.id = c.tenant_id
+  CROSS JOIN LATERAL (
+        SELECT COALESCE(SUM(l.debit - l.credit), 0) AS from_on,
+               COALESCE(SUM(l.debit) FILTER (WHERE l.entry_date <= $4::date), 0) AS debits,
+               COALESCE(SUM(l.credit) FILTER (WHERE l.entry_date <= $4::date), 0) AS credits,
+               COUNT(*) FILTER (WHERE l.entry_date <= $4::date)::int AS line_count
+          FROM ledger_entries l WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date >= $3::date) p
+  CROSS JOIN LATERAL (
+  WITH later AS (
+         SELECT l.source_type, l.source_id, l.debit - l.credit AS delta
+           FROM ledger_entries l WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date > $4::date),
+       later_payments AS (
+         SELECT p.id, p.amount - p.amount_applied AS unapplied FROM payments p
+          WHERE p.tenant_id = $1 AND p.id IN (SELECT source_id FROM later WHERE source_type = 'payment')),
+       candidates AS (
+         SELECT i.id FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${openInvoiceSql('i.')}
+         UNION SELECT source_id FROM later WHERE source_type = 'invoice'
+         UNION SELECT pa.invoice_id FROM payment_applications pa
+                WHERE pa.tenant_id = $1 AND pa.reversed_at IS NULL AND pa.payment_id IN (SELECT id FROM later_payments)),
+       as_of AS (
+         SELECT i.due_date,
+                i.issue_date <= $4::date OR EXISTS (SELECT 1 FROM ledger_entries e
+                   WHERE e.tenant_id = $1 AND e.source_type = 'invoice' AND e.source_id = i.id AND e.entry_date <= $4::date) AS receivable,
+                (CASE WHEN ${openInvoiceSql('i.')} THEN i.amount_due ELSE 0 END)
+                  - COALESCE((SELECT SUM(x.delta) FROM later x WHERE x.source_type = 'invoice' AND x.source_id = i.id), 0)
+                  + COALESCE(lp.amount, 0) AS amount,
+                i.amount_paid - COALESCE(lp.amount, 0) AS paid_by_earlier_payments
+           FROM candidates k
+           JOIN invoices i ON i.tenant_id = $1 AND i.id = k.id
+           LEFT JOIN LATERAL (
+                SELECT SUM(pa.amount) AS amount FROM payment_applications pa
+                 WHERE pa.tenant_id = $1 AND pa.invoice_id = i.id AND pa.reversed_at IS NULL
+                   AND pa.payment_id IN (SELECT id FROM later_payments)) lp ON true)
+  SELECT ${aging('a.due_date', 'CASE WHEN a.receivable THEN a.amount ELSE 0 END', '$4')},
+         ((SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
+            WHERE p.tenant_id = $1 AND p.customer_id = $2 AND p.status <> 'applied')
+          - (SELECT COALESCE(SUM(unapplied), 0) FROM later_payments)
+          + COALESCE(SUM(a.paid_by_earlier_payments) FILTER (WHERE NOT a.receivable), 0))::text AS unapplied_credit
+    FROM as_of a) r
+  WHERE c.tenant_id = $1 AND c.id = $2`,
 };

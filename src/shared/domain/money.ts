@@ -25,14 +25,17 @@ export function currencyExponent(currency: string): number {
   return ISO_4217.get(currency.toLowerCase()) ?? 2;
 }
 
-/** Formats minor units for people (statements, PDFs): 12550 usd -> "125.50". */
-export function formatMinor(amount: number, currency: string): string {
+/** Minor units as a decimal string in major units, exactly, per the currency's exponent: 12550 usd -> "125.50", 1250 jpy -> "1250". */
+export function toMajorUnits(amount: number, currency: string): string {
   const exp = currencyExponent(currency);
-  const negative = amount < 0;
   const digits = Math.abs(amount).toString().padStart(exp + 1, '0');
   const whole = exp === 0 ? digits : digits.slice(0, -exp);
-  const frac = exp === 0 ? '' : `.${digits.slice(-exp)}`;
-  return `${negative ? '-' : ''}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${frac}`;
+  return `${amount < 0 ? '-' : ''}${whole}${exp === 0 ? '' : `.${digits.slice(-exp)}`}`;
+}
+
+/** Formats minor units for people (statements, PDFs): 123456 usd -> "1,234.56". */
+export function formatMinor(amount: number, currency: string): string {
+  return toMajorUnits(amount, currency).replace(/^(-?)(\d+)/, (_m, sign: string, whole: string) => sign + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ','));
 }
 
 export class CurrencyMismatchError extends ValidationError {

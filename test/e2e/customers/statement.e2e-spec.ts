@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { addDays, FixedClock } from '../../../src/shared/domain/clock';
 import { expectProblem, TestApp, TestTenant } from '../../support/test-app';
-import { pdfTextRuns, Receivables } from '../payments/support';
+import { pdfPages } from '../../support/pdf-text';
+import { Receivables } from '../payments/support';
 
 /** GET /customers/:id/statement (contract §9) as JSON, PDF and CSV. */
 describe('customer statement', () => {
@@ -62,6 +63,7 @@ describe('customer statement', () => {
         closing_balance: 13_500,
         // As of 05-31: inv0 (6,000 due 05-20) is 11 days late, inv1 (5,000 due 05-10) 21 days, inv2 not yet due.
         aging: { current: 2_500, days_1_30: 11_000, days_31_60: 0, days_61_90: 0, days_over_90: 0 },
+        unapplied_credit: 0, // the 600 arrived on 06-02
         generated_at: clock.now().toISOString(),
       });
     });
@@ -73,27 +75,30 @@ describe('customer statement', () => {
       expect((await app.get(`/api/v1/customers/${customerId}`, tenant.token)).body.balance).toBe(12_900);
     });
 
-    it('renders a printable PDF with the issuer, the customer, the period and its lines', async () => {
+    it('renders a printable PDF with the issuer, the customer, the period, its lines and what was owed at the end', async () => {
       const res = await pdf(customerId, '?from=2026-05-01&to=2026-05-31');
       expect(res.status).toBe(200);
       expect(res.type).toBe('application/pdf');
       expect(res.body.subarray(0, 5).toString()).toBe('%PDF-');
-      const text = pdfTextRuns(res.body);
-      expect(text).toEqual(expect.arrayContaining(['Northwind Supplies', 'Acme Ltd', '1 Main St', inv[1].number, inv[2].number, 'WIRE 123', '135.00', '40.00', 'Page 1 of 1']));
-      expect(text.join(' ')).toContain('2026-05-01 to 2026-05-31');
+      const [page, ...more] = await pdfPages(res.body);
+      expect(more).toEqual([]);
+      for (const text of ['Northwind Supplies', 'Acme Ltd', '1 Main St', inv[1].number, inv[2].number, 'WIRE 123', '135.00', '40.00', 'Page 1 of 1', '2026-05-01 to 2026-05-31', 'Aging as of 2026-05-31', 'Unapplied credit']) {
+        expect(page).toContain(text);
+      }
     });
 
-    it('returns the lines as CSV', async () => {
+    it('returns the lines as CSV: an opening-balance row, then each line, amounts in minor and major units', async () => {
       const res = await statement(customerId, '?from=2026-05-01&to=2026-05-31', 'text/csv');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
       expect(res.headers.get('content-disposition')).toContain(`statement-${customerId}-2026-05-01-2026-05-31.csv`);
-      const rows = res.text.trim().split('\r\n');
-      expect(rows[0]).toBe('date,type,reference,description,debit,credit,balance');
-      expect(rows.slice(1).map((row) => [row.split(',')[0], row.split(',')[2], row.split(',').slice(-3).join(',')])).toEqual([
-        ['2026-05-03', inv[1].number, '5000,0,15000'],
-        ['2026-05-12', 'WIRE 123', '0,4000,11000'],
-        ['2026-05-20', inv[2].number, '2500,0,13500'],
+      const rows = res.text.trim().split('\r\n').map((row) => row.split(','));
+      expect(rows[0].join(',')).toBe('date,type,reference,description,debit,credit,balance,currency,debit_major,credit_major,balance_major');
+      expect(rows.slice(1).map((r) => [r[0], r[1], r[2], ...r.slice(4)])).toEqual([
+        ['2026-05-01', 'opening_balance', '', '', '', '10000', 'usd', '', '', '100.00'],
+        ['2026-05-03', 'invoice', inv[1].number, '5000', '0', '15000', 'usd', '50.00', '0.00', '150.00'],
+        ['2026-05-12', 'payment', 'WIRE 123', '0', '4000', '11000', 'usd', '0.00', '40.00', '110.00'],
+        ['2026-05-20', 'invoice', inv[2].number, '2500', '0', '13500', 'usd', '25.00', '0.00', '135.00'],
       ]);
     });
 
@@ -124,14 +129,57 @@ describe('customer statement', () => {
     const c = await r.customer({ name: 'Busy Buyer' });
     for (let i = 0; i < 70; i++) await r.invoice(c.id, 100 + i, { issue_date: addDays('2026-03-01', i) });
     const res = await pdf(c.id, '?from=2026-01-01&to=2026-06-15');
-    const text = pdfTextRuns(res.body);
-    const pages = text.filter((t) => /^Page \d+ of \d+$/.test(t));
+    const pages = await pdfPages(res.body);
     expect(pages.length).toBeGreaterThanOrEqual(2);
-    expect(pages[0]).toBe(`Page 1 of ${pages.length}`);
-    expect(text.filter((t) => t === 'Balance').length).toBeGreaterThanOrEqual(pages.length);
+    pages.forEach((text, i) => {
+      expect(text).toContain(`Page ${i + 1} of ${pages.length}`);
+      expect(text).toContain('Balance');
+    });
     const numbers = (await statement(c.id, '?from=2026-01-01&to=2026-06-15')).body.lines.map((l: any) => l.reference);
     expect(numbers).toHaveLength(70);
-    expect(text).toEqual(expect.arrayContaining(numbers));
+    for (const n of numbers) expect(pages.join('\n')).toContain(n);
+  });
+
+  it('prints names in any European script (an embedded font: Latin Extended, Greek, Cyrillic)', async () => {
+    const names = { name: 'Zakład Łódź Sp. z o.o.', city: 'Москва' };
+    const c = await r.customer({ name: names.name, billing_address: { line1: 'ul. Piotrkowska 1', city: names.city, country: 'PL' } });
+    await r.invoice(c.id, 1_234, { issue_date: '2026-06-01' });
+    await r.payment({ customer_id: c.id, amount: 234, payment_date: '2026-06-02', reference: 'Ωμέγα Щука Ärger', auto_match: 'none' });
+    const [page] = await pdfPages((await pdf(c.id, '?from=2026-06-01&to=2026-06-15')).body);
+    for (const text of [names.name, names.city, 'Ωμέγα Щука Ärger', '12.34', '2.34', '10.00']) expect(page).toContain(text);
+  });
+
+  it('gives CSV amounts in major units with the currency’s number of decimals (JPY 0, BHD 3)', async () => {
+    for (const [currency, expected] of [['jpy', '1250'], ['bhd', '1.250'], ['usd', '12.50']] as const) {
+      const c = await r.customer({ currency });
+      await r.invoice(c.id, 1_250, { issue_date: '2026-06-01', currency });
+      const rows = (await statement(c.id, '?from=2026-06-01&to=2026-06-15', 'text/csv')).text.trim().split('\r\n');
+      expect(rows[2].split(',').slice(-4)).toEqual([currency, expected, currency === 'jpy' ? '0' : currency === 'bhd' ? '0.000' : '0.00', expected]);
+    }
+  });
+
+  it('ages what was owed as of `to`: invoices issued by then, their amounts then, and the unapplied credit', async () => {
+    const c = await r.customer();
+    const a = await r.invoice(c.id, 10_000, { issue_date: '2026-03-01', due_date: '2026-03-31' });
+    const voided = await r.invoice(c.id, 5_000, { issue_date: '2026-03-10', due_date: '2026-03-20' });
+    await r.payment({ customer_id: c.id, amount: 3_000, payment_date: '2026-03-15', remittance: [{ invoice_id: a.id }] });
+    await r.payment({ customer_id: c.id, amount: 2_000, payment_date: '2026-04-10', remittance: [{ invoice_id: a.id }] }); // after `to`
+    const credit = (await r.payment({ customer_id: c.id, amount: 1_500, payment_date: '2026-03-20', auto_match: 'none' })).body;
+    await r.payment({ customer_id: c.id, amount: 500, payment_date: '2026-03-25', auto_match: 'none' });
+    const later = await r.invoice(c.id, 4_000, { issue_date: '2026-04-05', due_date: '2026-05-05' }); // issued after `to`
+    expect((await app.post(`/api/v1/payments/${credit.id}/match`, { applications: [{ invoice_id: later.id }] }, tenant.token)).status).toBe(200);
+    expect((await app.patch(`/api/v1/invoices/${voided.id}`, { status: 'void' }, tenant.token)).status).toBe(200); // voided today, after `to`
+
+    const s = (await statement(c.id, '?from=2026-03-01&to=2026-03-31')).body;
+    // Owed at the end of March: A less the March payment (7,000, due that day) and the invoice voided only in June (5,000, 11 days late);
+    // the 1,500 and 500 received in March were credit then (the 1,500 went to an April invoice).
+    expect(s).toMatchObject({
+      closing_balance: 10_000,
+      aging: { current: 7_000, days_1_30: 5_000, days_31_60: 0, days_61_90: 0, days_over_90: 0 },
+      unapplied_credit: 2_000,
+    });
+    const open = Object.values(s.aging as Record<string, number>).reduce((x, y) => x + y, 0);
+    expect(open - s.unapplied_credit).toBe(s.closing_balance);
   });
 
   it('balances over random histories: opening + debits − credits = closing, and closing is the balance as of `to`', async () => {
@@ -167,6 +215,10 @@ describe('customer statement', () => {
         expect(s.total_debits).toBe(s.lines.reduce((sum: number, l: any) => sum + l.debit, 0));
         expect(s.total_credits).toBe(s.lines.reduce((sum: number, l: any) => sum + l.credit, 0));
         expect(s.lines.at(-1)?.balance ?? s.opening_balance).toBe(s.closing_balance);
+        // What was owed as of `to` adds up to the closing balance: aging − unapplied credit.
+        const aged = Object.values(s.aging as Record<string, number>).reduce((x, y) => x + y, 0);
+        expect(aged - s.unapplied_credit).toBe(s.closing_balance);
+        expect(s.unapplied_credit).toBeGreaterThanOrEqual(0);
         // Continuity: the period before `from` closes where this one opens.
         const before = (await statement(c.id, `?from=2025-01-01&to=${addDays(from, -1)}`)).body;
         expect(before.closing_balance).toBe(s.opening_balance);

@@ -9,7 +9,8 @@ import { performance } from 'node:perf_hooks';
 import { newId } from '../../../src/shared/domain/ids';
 import { findSmallestCombinations } from '../../../src/modules/payments/domain/matching/combination-search';
 import { TestApp } from '../../support/test-app';
-import { pdfTextRuns, Receivables } from './support';
+import { pdfPages } from '../../support/pdf-text';
+import { Receivables } from './support';
 
 jest.setTimeout(600_000);
 
@@ -140,7 +141,7 @@ describe('performance (printed)', () => {
       body = buf;
       if (i > 0) pdf.push(pms);
     }
-    const pages = pdfTextRuns(body).filter((t) => /^Page \d+ of \d+$/.test(t)).length;
+    const pages = (await pdfPages(body)).length;
     console.log(`statement 5,000 lines, JSON: ${stats(json)}; ${(size / 1024).toFixed(0)} KiB`);
     console.log(`statement 5,000 lines, PDF: ${stats(pdf)}; ${(body.length / 1024).toFixed(0)} KiB, ${pages} pages`);
   });

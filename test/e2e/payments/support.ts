@@ -1,37 +1,4 @@
-import { inflateSync } from 'node:zlib';
 import { TestApp, TestTenant } from '../../support/test-app';
-
-/**
- * Text runs of a PDF (one per TJ/Tj operator), enough to check that a pdfkit document says
- * what it should: content streams are inflated and the hex/literal strings decoded as Latin-1.
- */
-export function pdfTextRuns(pdf: Buffer): string[] {
-  const runs: string[] = [];
-  const raw = pdf.toString('latin1');
-  const streamRe = /<<([^]*?)>>\s*stream\r?\n/g;
-  for (let m = streamRe.exec(raw); m; m = streamRe.exec(raw)) {
-    const start = m.index + m[0].length;
-    const end = raw.indexOf('endstream', start);
-    let body = pdf.subarray(start, end);
-    if (/FlateDecode/.test(m[1])) {
-      try {
-        body = inflateSync(body);
-      } catch {
-        continue;
-      }
-    }
-    const content = body.toString('latin1');
-    for (const op of content.matchAll(/\[((?:[^\]\\]|\\.)*)\]\s*TJ|(<[0-9a-fA-F]*>|\((?:[^)\\]|\\.)*\))\s*Tj/g)) {
-      const parts = (op[1] ?? op[2]).match(/<[0-9a-fA-F]*>|\((?:[^)\\]|\\.)*\)/g) ?? [];
-      runs.push(
-        parts
-          .map((p) => (p.startsWith('<') ? Buffer.from(p.slice(1, -1), 'hex').toString('latin1') : p.slice(1, -1).replace(/\\([()\\])/g, '$1')))
-          .join(''),
-      );
-    }
-  }
-  return runs;
-}
 
 let invoiceSeq = 0;
 

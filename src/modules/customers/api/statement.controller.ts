@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Controller, Get, Headers, OnModuleInit, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
@@ -7,9 +8,10 @@ import { ApiAuthenticated, ProblemResponse } from '../../../shared/http/problem.
 import { LeanReadRegistry } from '../../../shared/http/lean-reads';
 import { CurrentClient, RequireScopes } from '../../auth';
 import { GetCustomerStatementQuery } from '../application/get-customer-statement.query';
-import { renderStatementCsv } from '../infrastructure/statement-csv.renderer';
-import { StatementPdfRenderer } from '../infrastructure/statement-pdf.renderer';
-import { StatementDocument, StatementView } from '../infrastructure/statement-read-model';
+import { statementCsvChunks } from '../infrastructure/statement-csv.renderer';
+import { StatementView, statementJsonChunks, statementView } from '../infrastructure/statement-json.renderer';
+import { PDF_MAX_LINES, StatementPdfRenderer } from '../infrastructure/statement-pdf.renderer';
+import { StatementReading } from '../infrastructure/statement-read-model';
 import { StatementRequest } from './statement.request';
 import { StatementResponse } from './statement.response';
 
@@ -62,7 +64,10 @@ export class StatementController implements OnModuleInit {
     summary: 'Get a customer statement (JSON, PDF or CSV)',
     description:
       'Balance-forward statement from the receivables ledger: opening balance, dated lines with a running balance, totals, closing balance ' +
-      '(= the customer\'s balance as of `to`) and aging. `Accept: application/pdf` returns a printable PDF, `Accept: text/csv` the lines as CSV.',
+      '(= the customer\'s balance as of `to`), and what was owed as of `to`: aging of the invoices issued by then, with their amounts as of `to`, ' +
+      'and the unapplied credit (aging total − unapplied_credit = closing_balance). `Accept: application/pdf` returns a printable PDF ' +
+      `(at most ${PDF_MAX_LINES.toLocaleString('en-US')} lines: a longer period is a 400 that says how to narrow it), \`Accept: text/csv\` ` +
+      'the lines as CSV with an opening-balance row and amounts in minor and major units. JSON and CSV have no line limit: long statements are streamed.',
   })
   @ApiParam({ name: 'id', example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd' })
   @ApiHeader({ name: 'Accept', required: false, description: 'application/json (default), application/pdf or text/csv' })
@@ -73,10 +78,18 @@ export class StatementController implements OnModuleInit {
     content: {
       'application/json': { schema: { $ref: getSchemaPath(StatementResponse) } },
       'application/pdf': { schema: { type: 'string', format: 'binary' } },
-      'text/csv': { schema: { type: 'string', example: 'date,type,reference,description,debit,credit,balance\r\n2026-01-05,invoice,INV-000123,Invoice INV-000123,12550,0,37550\r\n' } },
+      'text/csv': {
+        schema: {
+          type: 'string',
+          example:
+            'date,type,reference,description,debit,credit,balance,currency,debit_major,credit_major,balance_major\r\n' +
+            '2026-01-01,opening_balance,,Opening balance,,,25000,usd,,,250.00\r\n' +
+            '2026-01-05,invoice,INV-000123,Invoice INV-000123,12550,0,37550,usd,125.50,0.00,375.50\r\n',
+        },
+      },
     },
   })
-  @ApiResponse({ status: 400, type: ProblemResponse, description: 'bad date, or from after to' })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'bad date, from after to, or a PDF of more lines than it holds (the detail says how to narrow the period)' })
   @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found (also for another tenant\'s or a malformed id)' })
   async statement(
     @CurrentClient() client: AuthenticatedClient,
@@ -84,20 +97,21 @@ export class StatementController implements OnModuleInit {
     @Query() query: StatementRequest,
     @Headers('accept') accept: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<StatementView | Buffer | string> {
+  ): Promise<StatementView | NodeJS.ReadableStream> {
     const format = statementFormat(accept);
-    const { tenant, ...statement } = await this.queries.execute<GetCustomerStatementQuery, StatementDocument>(
-      new GetCustomerStatementQuery(client.tenantId, id, query.from, query.to),
+    const reading = await this.queries.execute<GetCustomerStatementQuery, StatementReading>(
+      new GetCustomerStatementQuery(client.tenantId, id, query.from, query.to, format === 'pdf' ? { lines: PDF_MAX_LINES, format: 'PDF' } : undefined),
     );
+    const { summary } = reading;
     void reply.header('Vary', 'Accept');
-    if (format === 'json') return statement;
-    const filename = `statement-${statement.customer.id}-${statement.from}-${statement.to}.${format}`;
-    void reply.header('Content-Disposition', `attachment; filename="${filename}"`);
-    if (format === 'csv') {
-      void reply.header('Content-Type', 'text/csv; charset=utf-8');
-      return renderStatementCsv(statement);
+    if (format === 'json' && reading.inline) return statementView(summary, reading.inline);
+    if (format !== 'json') {
+      void reply.header('Content-Disposition', `attachment; filename="statement-${summary.customer.id}-${summary.from}-${summary.to}.${format}"`);
     }
-    void reply.header('Content-Type', 'application/pdf');
-    return this.pdf.render({ tenant, ...statement });
+    void reply.header('Content-Type', format === 'pdf' ? 'application/pdf' : format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
+    // Written as the lines are read; however the response ends (done, failed, client gone), the reading is closed.
+    const stream = format === 'pdf' ? this.pdf.render(reading) : Readable.from(format === 'csv' ? statementCsvChunks(reading) : statementJsonChunks(reading));
+    stream.on('close', () => void reading.close());
+    return stream;
   }
 }

@@ -31,6 +31,12 @@ export class StatementResponse {
   @ApiProperty({ example: 0 }) total_credits: number;
   @ApiProperty({ example: 37550, description: 'opening_balance + total_debits − total_credits; the customer\'s balance as of `to`' })
   closing_balance: number;
-  @ApiProperty({ type: AgingResponse, description: 'Open amount due by days past due as of `to`' }) aging: AgingResponse;
+  @ApiProperty({
+    type: AgingResponse,
+    description: 'What the customer owed as of `to`: invoices issued by then, their amounts as of `to`, by days past due at `to`. Its total − unapplied_credit = closing_balance',
+  })
+  aging: AgingResponse;
+  @ApiProperty({ example: 5000, description: 'Payments received by `to` that no invoice issued by then had taken (applications count from their payment\'s date)' })
+  unapplied_credit: number;
   @ApiProperty({ example: '2026-01-31T12:00:00.000Z' }) generated_at: string;
 }
