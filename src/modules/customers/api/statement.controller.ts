@@ -48,12 +48,16 @@ export class StatementController implements OnModuleInit {
     private readonly lean: LeanReadRegistry,
   ) {}
 
-  /** Statements are also served by the lean read path: this same method, without Nest's router. */
+  /**
+   * JSON statements are also served by the lean read path: this same method, without Nest's router.
+   * PDF and CSV (documents, not the hot path) go through Nest, whose reply handles a streamed body cleanly.
+   */
   onModuleInit(): void {
     this.lean.register({
       path: '/customers/:id/statement',
       method: this.statement,
       query: StatementRequest,
+      accepts: (request) => statementFormat(request.headers.accept) === 'json',
       handle: (client, request, reply, query) => this.statement(client, (request.params as { id: string }).id, query, request.headers.accept, reply),
     });
   }

@@ -228,11 +228,14 @@ export class StatementReadModel {
     await this.acquire();
     let client: PoolClient | null = null;
     let cursor: Cursor<Record<string, string>> | null = null;
+    /** the cursor's read in progress: closing must wait for it (a portal cannot be closed mid-read) */
+    let reading: Promise<unknown> | null = null;
     const close = async () => {
       const c = client;
       if (!c) return;
       client = null;
       try {
+        await reading?.catch(() => undefined);
         await cursor?.close();
         await c.query('COMMIT');
         c.release();
@@ -257,7 +260,10 @@ export class StatementReadModel {
         let balance = summary.opening_balance;
         try {
           for (;;) {
-            const batch = await open.read(FETCH_LINES);
+            const read = open.read(FETCH_LINES);
+            reading = read;
+            const batch = await read;
+            reading = null;
             for (const r of batch) {
               const line = toLine(balance, [r.date, r.type as LedgerEntryType, r.reference, r.description, r.debit, r.credit]);
               balance = line.balance;
