@@ -3,7 +3,6 @@ export { SettingsModule } from './settings.module';
 export { TenantCalendar, type LocalDates } from './domain/tenant-calendar';
 export { TenantSettingsReader } from './domain/tenant-settings.reader';
 export { TenantSettings, type TenantSettingsJson, type CashApplicationSettings, type ReminderSettings } from './domain/tenant-settings';
-export { TimeZoneChanges, type TimeZoneChangeHandler } from './application/time-zone-changes';
 export { UpdateSettingsCommand } from './application/update-settings.command';
 export { GetSettingsQuery } from './application/get-settings.query';
 export { tenantTodaySql } from './infrastructure/cached-tenant-calendar';

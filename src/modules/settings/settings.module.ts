@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SettingsController } from './api/settings.controller';
 import { GetSettingsHandler } from './application/get-settings.query';
-import { TimeZoneChanges } from './application/time-zone-changes';
 import { UpdateSettingsHandler } from './application/update-settings.command';
 import { TenantCalendar } from './domain/tenant-calendar';
 import { TenantSettingsReader } from './domain/tenant-settings.reader';
@@ -18,10 +17,9 @@ import { TypeormTenantSettingsRepository } from './infrastructure/typeorm-tenant
     TenantSettingsCache,
     { provide: TenantSettingsReader, useExisting: TenantSettingsCache },
     { provide: TenantCalendar, useClass: CachedTenantCalendar },
-    TimeZoneChanges,
     GetSettingsHandler,
     UpdateSettingsHandler,
   ],
-  exports: [TenantCalendar, TenantSettingsReader, TimeZoneChanges],
+  exports: [TenantCalendar, TenantSettingsReader],
 })
 export class SettingsModule {}

@@ -1,7 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { TenantSettingsJson, TenantSettingsPatch } from '../domain/tenant-settings';
 import { TenantSettingsRepository } from '../domain/tenant-settings.repository';
-import { TimeZoneChanges } from './time-zone-changes';
 
 export class UpdateSettingsCommand {
   /** `patch` may be a function of the current settings, computed under the row lock (the CLI's field-by-field changes). */
@@ -14,18 +13,12 @@ export class UpdateSettingsCommand {
 /** PATCH /settings and the CLI: each named section replaced as a whole; concurrent changes queue on the row lock. */
 @CommandHandler(UpdateSettingsCommand)
 export class UpdateSettingsHandler implements ICommandHandler<UpdateSettingsCommand, TenantSettingsJson> {
-  constructor(
-    private readonly repository: TenantSettingsRepository,
-    private readonly timeZoneChanges: TimeZoneChanges,
-  ) {}
+  constructor(private readonly repository: TenantSettingsRepository) {}
 
   async execute({ tenantId, patch }: UpdateSettingsCommand): Promise<TenantSettingsJson> {
     const current = await this.repository.findForUpdate(tenantId);
     const next = current.patch(typeof patch === 'function' ? patch(current.toJSON()) : patch);
-    if (!next.equals(current)) {
-      await this.repository.save(tenantId, next);
-      if (next.timezone !== current.timezone) await this.timeZoneChanges.changed(tenantId);
-    }
+    if (!next.equals(current)) await this.repository.save(tenantId, next);
     return next.toJSON();
   }
 }
