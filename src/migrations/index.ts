@@ -7,6 +7,7 @@ import { OpenInvoicesByDueDate1763800500000 } from './1763800500000-open-invoice
 import { PaymentSummaryOnRealChanges1763800600000 } from './1763800600000-payment-summary-on-real-changes';
 import { FiguresKeptAndGuardedByTheDatabase1763801200000 } from './1763801200000-figures-kept-and-guarded-by-the-database';
 import { IdempotencyResponseHeaders1763801200100 } from './1763801200100-idempotency-response-headers';
+import { OneCurrencyPerCustomer1763801200200 } from './1763801200200-one-currency-per-customer';
 import { TenantSettings1763801300000 } from './1763801300000-tenant-settings';
 import { Payers1763801400000 } from './1763801400000-payers';
 
@@ -21,6 +22,7 @@ export const MIGRATIONS = [
   PaymentSummaryOnRealChanges1763800600000,
   FiguresKeptAndGuardedByTheDatabase1763801200000,
   IdempotencyResponseHeaders1763801200100,
+  OneCurrencyPerCustomer1763801200200,
   TenantSettings1763801300000,
   Payers1763801400000,
 ];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConflictError } from '../../../shared/domain/domain-error';
+import { ConflictError, InvalidStateError } from '../../../shared/domain/domain-error';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { Customer } from '../domain/customer.aggregate';
 import { CustomerRepository } from '../domain/customer.repository';
@@ -49,19 +49,26 @@ export class TypeormCustomerRepository extends CustomerRepository {
         const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
         await this.uow.query(`INSERT INTO customers (${CUSTOMER_COLUMNS}) VALUES (${placeholders})`, values);
       } else {
-        const rows = await this.uow.query(
+        // An UPDATE answers [rows, rowCount] (TypeORM's shape, kept by the unit of work).
+        const [rows] = (await this.uow.query(
           `UPDATE customers SET name = $3, email = $4, external_id = $5, phone = $6, billing_address = $7, currency = $8,
                   payment_terms_days = $9, credit_limit = $10, credit_hold = $11, metadata = $12, aliases = $13, payer_accounts = $14,
                   version = $15, updated_at = $16
             WHERE tenant_id = $1 AND id = $2 AND version = $17
            RETURNING id`,
           [...values.slice(0, 15), s.updatedAt, customer.expectedVersion],
-        );
+        )) as unknown as [unknown[], number];
         if (rows.length === 0) throw new ConflictError(`Customer ${s.id} was changed concurrently; retry.`);
       }
     } catch (error) {
-      if ((error as { constraint?: string }).constraint === 'customers_external_id_key') {
+      const constraint = (error as { constraint?: string }).constraint;
+      if (constraint === 'customers_external_id_key') {
         throw new ConflictError(`A customer with external_id "${s.externalId}" already exists.`);
+      }
+      // Invoices or payments were written in the old currency since the check in the handler
+      // (the database refuses to change the currency they refer to; migration 1763801200200).
+      if (constraint === 'invoices_customer_currency_fkey' || constraint === 'payments_customer_currency_fkey') {
+        throw new InvalidStateError('The currency of a customer with invoices or payments cannot change.');
       }
       throw error;
     }

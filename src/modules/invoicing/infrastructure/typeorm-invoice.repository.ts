@@ -71,15 +71,21 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
           params.push(byColumn.get(c));
           return `${c} = $${params.length}`;
         });
-        const rows = await this.uow.query(
+        // An UPDATE answers [rows, rowCount] (TypeORM's shape, kept by the unit of work).
+        const [rows] = (await this.uow.query(
           `UPDATE invoices SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 AND version = $3 RETURNING id`,
           params,
-        );
+        )) as unknown as [unknown[], number];
         if (rows.length === 0) throw new ConflictError(`Invoice ${s.number} was changed concurrently; retry.`);
       }
     } catch (error) {
-      if ((error as { constraint?: string }).constraint === 'invoices_number_key') {
+      const constraint = (error as { constraint?: string }).constraint;
+      if (constraint === 'invoices_number_key') {
         throw new ConflictError(`An invoice numbered ${s.number} already exists.`);
+      }
+      // The customer's currency changed after it was read (the key checks it under the customer's lock).
+      if (constraint === 'invoices_customer_currency_fkey') {
+        throw new ConflictError(`The currency of customer ${s.customerId} is no longer ${s.currency}: it changed while this request ran; retry.`);
       }
       throw error;
     }

@@ -59,7 +59,7 @@ export class TypeormPaymentRepository extends PaymentRepository {
   async insert(payment: Payment): Promise<void> {
     if (payment.applicationChanges.added.length > 0) throw new Error(`payment ${payment.id}: insert it before applying it, then save()`);
     const s = payment.toSnapshot();
-    await this.uow.query(
+    await this.write(() => this.uow.query(
       `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
                              status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at,
                              payer_name, payer_account, payer_bank_id, bank_entry_id, customer_source)
@@ -70,7 +70,7 @@ export class TypeormPaymentRepository extends PaymentRepository {
         JSON.stringify(s.match.suggestions), JSON.stringify(s.metadata), s.createdAt, s.updatedAt,
         s.payer?.name ?? null, s.payer?.account ?? null, s.payer?.bankId ?? null, s.bankEntryId, s.customerSource,
       ],
-    );
+    ));
     payment.version = 1;
     this.uow.remember(identity(payment.tenantId, payment.id), payment);
     await this.afterWrite(payment);
@@ -88,20 +88,30 @@ export class TypeormPaymentRepository extends PaymentRepository {
         RETURNING version`;
     const added = payment.applicationChanges.added;
     // New applications go in the same statement as the payment row (one round trip): inserted only
-    // if the version-checked update found the row. The balance trigger checks both sides at commit.
-    const rows = await this.uow.query<{ version: number }>(
+    // if the version-checked update found the row. The figure checks look at both sides at commit.
+    // A SELECT over the update, so the answer is the updated rows (a bare UPDATE answers [rows, count]).
+    const insertAdded =
       added.length === 0
-        ? update
-        : `WITH updated AS (${update}),
-                added AS (INSERT INTO payment_applications (${APPLICATION_COLUMNS})
-                          SELECT v.* FROM (VALUES ${applicationTuples(payment, added, params)}) AS v (${APPLICATION_COLUMNS})
-                           WHERE EXISTS (SELECT 1 FROM updated))
-           SELECT version FROM updated`,
-      params,
-    );
+        ? ''
+        : `, added AS (INSERT INTO payment_applications (${APPLICATION_COLUMNS})
+                       SELECT v.* FROM (VALUES ${applicationTuples(payment, added, params)}) AS v (${APPLICATION_COLUMNS})
+                        WHERE EXISTS (SELECT 1 FROM updated))`;
+    const rows = await this.write(() => this.uow.query<{ version: number }>(`WITH updated AS (${update})${insertAdded} SELECT version FROM updated`, params));
     if (rows.length === 0) throw new ConflictError(`Payment ${s.id} was changed concurrently; retry the request.`);
     payment.version = rows[0].version;
     await this.afterWrite(payment);
+  }
+
+  /** The customer's currency changed after it was read: the key that includes it refuses the row (migration 1763801200200). */
+  private async write<T>(statement: () => Promise<T>): Promise<T> {
+    try {
+      return await statement();
+    } catch (error) {
+      if ((error as { constraint?: string }).constraint === 'payments_customer_currency_fkey') {
+        throw new ConflictError(`The customer's currency changed while this request ran; retry the request.`);
+      }
+      throw error;
+    }
   }
 
   /** After the row (and, on save, the new applications) is written: reversals, events, ledger. */
