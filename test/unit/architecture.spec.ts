@@ -89,6 +89,22 @@ describe('architecture', () => {
     expect(violations).toEqual([]);
   });
 
+  it('application/ reaches infrastructure only through ports: no infrastructure import, its own or the shared kernel\'s', () => {
+    const DRIVERS = /^(typeorm|pg$|ioredis|fastify|@fastify\/)/;
+    const violations = moduleFiles
+      .filter((f) => rel(f).split('/')[2] === 'application')
+      .flatMap((f) =>
+        importsOf(f).flatMap((spec) => {
+          if (DRIVERS.test(spec)) return [`${rel(f)} imports ${spec}`];
+          if (!spec.startsWith('.')) return [];
+          const target = rel(resolve(dirname(f), spec));
+          return target.split('/').includes('infrastructure') ? [`${rel(f)} imports ${target}`] : [];
+        }),
+      );
+    expect(moduleFiles.some((f) => rel(f).split('/')[2] === 'application')).toBe(true);
+    expect(violations).toEqual([]);
+  });
+
   it('the shared kernel depends on no module', () => {
     const violations = files
       .filter((f) => rel(f).startsWith('shared/'))

@@ -16,7 +16,10 @@ import { JwtSecretProvider } from './infrastructure/jwt-secret.provider';
 import { JwtRequestAuthenticator } from './infrastructure/jwt-request.authenticator';
 import { JwtStrategy } from './infrastructure/jwt.strategy';
 import { RequestAuthenticator } from '../../shared/http/request-authenticator';
-import { SecretHasher } from './infrastructure/secret-hasher';
+import { SecretHasher } from './domain/secret-hasher';
+import { Argon2SecretHasher } from './infrastructure/argon2-secret-hasher';
+import { AccessTokenSigner } from './application/access-token.signer';
+import { JwtAccessTokenSigner } from './infrastructure/jwt-access-token.signer';
 import { TypeormApiClientRepository } from './infrastructure/typeorm-api-client.repository';
 
 @Module({
@@ -24,7 +27,8 @@ import { TypeormApiClientRepository } from './infrastructure/typeorm-api-client.
   controllers: [TokenController],
   providers: [
     { provide: ApiClientRepository, useClass: TypeormApiClientRepository },
-    SecretHasher,
+    { provide: SecretHasher, useClass: Argon2SecretHasher },
+    { provide: AccessTokenSigner, useClass: JwtAccessTokenSigner },
     JwtSecretProvider,
     ClientStatusCache,
     JwtStrategy,

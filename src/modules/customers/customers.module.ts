@@ -12,7 +12,8 @@ import { StatementReadModel } from './infrastructure/statement-read-model';
 import { CustomerRepository } from './domain/customer.repository';
 import { PayerDirectory } from './domain/payer-directory';
 import { SqlPayerDirectory } from './infrastructure/sql-payer-directory';
-import { CustomerReadModel } from './infrastructure/customer-read-model';
+import { CustomerReadModel } from './application/customer-read-model';
+import { SqlCustomerReadModel } from './infrastructure/sql-customer-read-model';
 import { LedgerWriter } from './infrastructure/ledger.writer';
 import { OverdueFiguresJob } from './infrastructure/overdue-figures.job';
 import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.repository';
@@ -25,7 +26,7 @@ import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.rep
     { provide: PayerDirectory, useClass: SqlPayerDirectory },
     LedgerWriter,
     OverdueFiguresJob,
-    CustomerReadModel,
+    { provide: CustomerReadModel, useClass: SqlCustomerReadModel },
     CreateCustomerHandler,
     UpdateCustomerHandler,
     GetCustomerHandler,

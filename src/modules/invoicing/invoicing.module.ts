@@ -8,7 +8,8 @@ import { UpdateInvoiceHandler } from './application/update-invoice.command';
 import { InvoicesController } from './api/invoices.controller';
 import { InvoiceNumberRepository } from './domain/invoice-number.repository';
 import { InvoiceRepository } from './domain/invoice.repository';
-import { InvoiceReadModel } from './infrastructure/invoice-read-model';
+import { InvoiceReadModel } from './application/invoice-read-model';
+import { SqlInvoiceReadModel } from './infrastructure/sql-invoice-read-model';
 import { TypeormInvoiceNumberRepository } from './infrastructure/typeorm-invoice-number.repository';
 import { TypeormInvoiceRepository } from './infrastructure/typeorm-invoice.repository';
 
@@ -18,7 +19,7 @@ import { TypeormInvoiceRepository } from './infrastructure/typeorm-invoice.repos
   providers: [
     { provide: InvoiceRepository, useClass: TypeormInvoiceRepository },
     { provide: InvoiceNumberRepository, useClass: TypeormInvoiceNumberRepository },
-    InvoiceReadModel,
+    { provide: InvoiceReadModel, useClass: SqlInvoiceReadModel },
     CreateInvoiceHandler,
     UpdateInvoiceHandler,
     GetInvoiceHandler,

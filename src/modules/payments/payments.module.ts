@@ -10,8 +10,11 @@ import { MatchPaymentHandler } from './application/match-payment.command';
 import { RecordPaymentHandler } from './application/record-payment.command';
 import { ReverseApplicationHandler } from './application/reverse-application.command';
 import { PaymentRepository } from './domain/payment.repository';
-import { PaymentReadModel } from './infrastructure/payment-read-model';
+import { PaymentReadModel } from './application/payment-read-model';
+import { SqlPaymentReadModel } from './infrastructure/sql-payment-read-model';
 import { SqlMatchCandidateSource } from './infrastructure/sql-match-candidate.source';
+import { AdvisoryCustomerMatchingLock } from './infrastructure/advisory-customer-matching.lock';
+import { CustomerMatchingLock, MatchCandidates } from './application/matching-ports';
 import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repository';
 
 @Module({
@@ -19,8 +22,9 @@ import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repos
   controllers: [PaymentsController],
   providers: [
     { provide: PaymentRepository, useClass: TypeormPaymentRepository },
-    SqlMatchCandidateSource,
-    PaymentReadModel,
+    { provide: MatchCandidates, useClass: SqlMatchCandidateSource },
+    { provide: CustomerMatchingLock, useClass: AdvisoryCustomerMatchingLock },
+    { provide: PaymentReadModel, useClass: SqlPaymentReadModel },
     AutoMatchPaymentHandler,
     RecordPaymentHandler,
     MatchPaymentHandler,

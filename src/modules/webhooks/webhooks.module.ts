@@ -23,6 +23,8 @@ import { TypeormWebhookEndpointRepository } from './infrastructure/typeorm-webho
 import { WebhookEndpointOrmEntity } from './infrastructure/webhook-endpoint.orm-entity';
 import { WebhookRelay } from './infrastructure/webhook-relay';
 import { WebhookUrlGuard } from './infrastructure/webhook-url-guard';
+import { WebhookReadModel } from './application/webhook-read-model';
+import { SqlWebhookReadModel } from './infrastructure/sql-webhook-read-model';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEndpointOrmEntity]), InvoicingModule, SettingsModule],
@@ -33,6 +35,7 @@ import { WebhookUrlGuard } from './infrastructure/webhook-url-guard';
     { provide: WebhookUrlPolicy, useExisting: WebhookUrlGuard },
     { provide: WebhookEndpointRepository, useClass: TypeormWebhookEndpointRepository },
     { provide: WebhookDeliveryQueue, useClass: TypeormWebhookDeliveryQueue },
+    { provide: WebhookReadModel, useClass: SqlWebhookReadModel },
     DeliveryStore,
     WebhookRelay,
     InvoiceOverdueJob,

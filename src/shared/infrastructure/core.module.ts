@@ -6,6 +6,7 @@ import { dataSourceOptions } from './database/data-source';
 import { DATABASE_URL } from './database/database.tokens';
 import { TransactionalCommandBus } from './database/transactional-command-bus';
 import { UnitOfWork } from './database/unit-of-work';
+import { TransactionalEvents } from '../application/transactional-events';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OutboxWriter } from './outbox/outbox.writer';
 import { RateLimitService } from './rate-limit/rate-limit.service';
@@ -29,6 +30,7 @@ export class CoreModule {
       { provide: Clock, useValue: options.clock ?? new SystemClock() },
       OutboxWriter,
       UnitOfWork,
+      { provide: TransactionalEvents, useExisting: UnitOfWork },
       TransactionalCommandBus,
       IdempotencyInterceptor,
       RateLimitService,

@@ -4,7 +4,7 @@ import { CreateTenantHandler } from '../../../src/modules/auth/application/creat
 import { RevokeClientHandler } from '../../../src/modules/auth/application/revoke-client.command';
 import { ApiClient, Tenant } from '../../../src/modules/auth/domain/api-client';
 import { ApiClientRepository } from '../../../src/modules/auth/domain/api-client.repository';
-import { SecretHasher } from '../../../src/modules/auth/infrastructure/secret-hasher';
+import { SecretHasher } from '../../../src/modules/auth/domain/secret-hasher';
 import { FixedClock } from '../../../src/shared/domain/clock';
 import { NotFoundError, ValidationError } from '../../../src/shared/domain/domain-error';
 import { isValidId } from '../../../src/shared/domain/ids';
@@ -39,6 +39,10 @@ class InMemoryApiClientRepository extends ApiClientRepository {
 class FakeHasher extends SecretHasher {
   override async hash(secret: string) {
     return `hashed:${secret.length}:${secret.slice(-4)}`;
+  }
+
+  override async verify(hashed: string | null, secret: string) {
+    return hashed !== null && hashed === (await this.hash(secret));
   }
 }
 

@@ -1,4 +1,3 @@
-import { invoiceNumberKeys, candidateMatches } from '../../../src/modules/payments/domain/matching/invoice-reference.parser';
 import { MatchCandidate, MatchCandidateSource, PayerCandidate } from '../../../src/modules/payments/domain/matching/match-candidate';
 import { PaymentToMatch } from '../../../src/modules/payments/domain/matching/cash-matching.policy';
 
@@ -26,7 +25,11 @@ export function aPayment(overrides: Partial<PaymentToMatch> = {}): PaymentToMatc
 }
 
 /**
- * In-memory MatchCandidateSource over a tenant's invoices, answering as the SQL adapter does.
+ * A MatchCandidateSource that answers with every invoice it holds, whatever is asked: the most
+ * the SQL source (infrastructure/sql-match-candidate.source.ts) may return, so the policy's own
+ * rules are what these tests exercise — not a copy of the SQL's filters. What the SQL source
+ * really returns is tested against PostgreSQL (test/e2e/payments/match-candidates.e2e-spec.ts).
+ * Drafts are never candidates of any kind (the one thing the SQL guarantees that the policy relies on).
  * Counts calls so tests can see that later rules do not load data an earlier rule made unnecessary.
  */
 export class InMemoryCandidates implements MatchCandidateSource {
@@ -44,19 +47,13 @@ export class InMemoryCandidates implements MatchCandidateSource {
       .map(({ id, name }) => ({ id, name }));
   }
 
-  async named(q: Parameters<MatchCandidateSource['named']>[0]): Promise<MatchCandidate[]> {
+  async named(): Promise<MatchCandidate[]> {
     this.calls.named++;
-    const numbers = q.numbers.map((n) => n.toLowerCase());
-    return this.invoices.filter(
-      (i) =>
-        q.ids.includes(i.id) ||
-        numbers.includes(i.number.toLowerCase()) ||
-        q.references.some((r) => candidateMatches(r, invoiceNumberKeys(i.number)) !== null),
-    );
+    return this.invoices.filter((i) => i.status !== 'draft');
   }
 
-  async pool(q: Parameters<MatchCandidateSource['pool']>[0]): Promise<MatchCandidate[]> {
+  async pool(): Promise<MatchCandidate[]> {
     this.calls.pool++;
-    return this.invoices.filter((i) => i.customerId === q.customerId && i.currency === q.currency && ['open', 'partially_paid'].includes(i.status) && !i.disputed);
+    return this.invoices.filter((i) => i.status !== 'draft');
   }
 }

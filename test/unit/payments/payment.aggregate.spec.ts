@@ -1,7 +1,7 @@
 import { Money } from '../../../src/shared/domain/money';
 import { CashApplication } from '../../../src/modules/payments/domain/cash-application.service';
 import { Payment } from '../../../src/modules/payments/domain/payment.aggregate';
-import { AT, aRecordedPayment, FakeInvoice } from './payment.mother';
+import { AT, anInvoice, aRecordedPayment } from './payment.mother';
 
 const LATER = new Date('2025-03-02T09:00:00Z');
 const LATER_AT = { now: LATER, today: '2025-03-02' };
@@ -142,63 +142,72 @@ describe('Payment ledger credit', () => {
   });
 });
 
-describe('CashApplication', () => {
+describe('CashApplication on real invoices', () => {
+  const applied = (invoice: ReturnType<typeof anInvoice>) => invoice.toSnapshot().amountPaid;
+
   it('applies to invoices and payment alike, defaulting to the lesser of amount due and what is left', () => {
     const payment = aRecordedPayment({ amount: Money.of(10_000, 'usd') });
-    const a = new FakeInvoice('inv_a', 'INV-A', 7_000);
-    const b = new FakeInvoice('inv_b', 'INV-B', 5_000, 1_000);
+    const a = anInvoice({ total: 7_000 });
+    const b = anInvoice({ total: 5_000, paid: 1_000 });
     const { applications } = CashApplication.apply(payment, [{ invoice: a }, { invoice: b }], 'manual', 'manual', LATER_AT);
-    expect(applications.map((x) => [x.invoiceId, x.amount])).toEqual([['inv_a', 7_000], ['inv_b', 3_000]]);
-    expect(a.applied).toEqual([{ amount: 7_000, paymentId: payment.id, applicationId: applications[0].id }]);
-    expect(b.status).toBe('partially_paid');
+    expect(applications.map((x) => [x.invoiceId, x.amount])).toEqual([[a.id, 7_000], [b.id, 3_000]]);
+    expect(a.toJSON('2025-03-02')).toMatchObject({ status: 'paid', amount_paid: 7_000, amount_due: 0 });
+    expect(a.pullEvents().map((e) => e.type)).toEqual(['invoice.updated', 'invoice.paid']);
+    expect(b.toJSON('2025-03-02')).toMatchObject({ status: 'partially_paid', amount_paid: 4_000, amount_due: 1_000 });
     expect(payment.status).toBe('applied');
+    // The date paid is the payment's date, not the day it was matched.
+    expect(a.toSnapshot().paidOn).toBe(payment.paymentDate);
   });
 
   it('identifies the customer of a payment without one', () => {
     const payment = aRecordedPayment({ customerId: null });
-    const res = CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_z') }], 'manual', 'manual', LATER_AT);
+    const res = CashApplication.apply(payment, [{ invoice: anInvoice({ total: 100, customerId: 'cus_z' }) }], 'manual', 'manual', LATER_AT);
     expect(res.identifiedCustomer).toBe('cus_z');
     expect(payment.customerId).toBe('cus_z');
   });
 
   it.each([
-    ['another customer', () => new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_b'), undefined, 'conflict'],
-    ['another currency', () => new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_a', 'eur'), undefined, 'conflict'],
-    ['a paid invoice', () => new FakeInvoice('inv_a', 'INV-A', 100, 100), undefined, 'invalid_state'],
-    ['a void invoice', () => new FakeInvoice('inv_a', 'INV-A', 100, 0, 'cus_a', 'usd', 'void'), undefined, 'invalid_state'],
-    ['more than the invoice owes', () => new FakeInvoice('inv_a', 'INV-A', 100, 50), 51, 'conflict'],
-    ['more than the payment has left', () => new FakeInvoice('inv_a', 'INV-A', 50_000), 10_001, 'conflict'],
+    ['another customer', () => anInvoice({ total: 100, customerId: 'cus_b' }), undefined, 'conflict'],
+    ['another currency', () => anInvoice({ total: 100, currency: 'eur' }), undefined, 'conflict'],
+    ['a paid invoice', () => anInvoice({ total: 100, paid: 100 }), undefined, 'invalid_state'],
+    ['a void invoice', () => anInvoice({ total: 100, status: 'void' }), undefined, 'invalid_state'],
+    ['a draft', () => anInvoice({ total: 100, status: 'draft' }), undefined, 'invalid_state'],
+    ['more than the invoice owes', () => anInvoice({ total: 100, paid: 50 }), 51, 'conflict'],
+    ['more than the payment has left', () => anInvoice({ total: 50_000 }), 10_001, 'conflict'],
   ])('refuses %s and changes nothing', (_name, make, amount, code) => {
     const payment = aRecordedPayment();
     const invoice = make();
+    const before = invoice.toSnapshot();
     expect(() => CashApplication.apply(payment, [{ invoice, amount }], 'manual', 'manual', LATER_AT)).toThrow(expect.objectContaining({ code }));
-    expect(invoice.applied).toEqual([]);
+    expect(invoice.toSnapshot()).toEqual(before);
+    expect(invoice.pullEvents()).toEqual([]);
     expect(payment.amountApplied.amount).toBe(0);
   });
 
   it('counts two lines for one invoice against its amount due', () => {
     const payment = aRecordedPayment();
-    const a = new FakeInvoice('inv_a', 'INV-A', 1_000);
+    const a = anInvoice({ total: 1_000 });
     expect(() => CashApplication.apply(payment, [{ invoice: a, amount: 600 }, { invoice: a, amount: 600 }], 'manual', 'manual', LATER_AT)).toThrow(
       expect.objectContaining({ code: 'conflict' }),
     );
+    expect(applied(a)).toBe(0);
   });
 
   it('refuses when the payment is used up', () => {
     const payment = aRecordedPayment({ amount: Money.of(100, 'usd') });
-    CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_a', 'INV-A', 100) }], 'manual', 'manual', LATER_AT);
-    expect(() => CashApplication.apply(payment, [{ invoice: new FakeInvoice('inv_b', 'INV-B', 100) }], 'manual', 'manual', LATER_AT)).toThrow(
+    CashApplication.apply(payment, [{ invoice: anInvoice({ total: 100 }) }], 'manual', 'manual', LATER_AT);
+    expect(() => CashApplication.apply(payment, [{ invoice: anInvoice({ total: 100 }) }], 'manual', 'manual', LATER_AT)).toThrow(
       expect.objectContaining({ code: 'conflict' }),
     );
   });
 
   it('reverses on both sides', () => {
     const payment = aRecordedPayment();
-    const a = new FakeInvoice('inv_a', 'INV-A', 10_000);
+    const a = anInvoice({ total: 10_000 });
     const [app] = CashApplication.apply(payment, [{ invoice: a }], 'auto', 'exact_amount', AT_UTC).applications;
     CashApplication.reverse(payment, a, app.id, LATER_AT);
-    expect(a.status).toBe('open');
-    expect(a.reversed).toEqual([app.id]);
+    expect(a.toJSON('2025-03-02')).toMatchObject({ status: 'open', amount_paid: 0 });
+    expect(a.toSnapshot().paidOn).toBeNull();
     expect(payment.status).toBe('unapplied');
   });
 });

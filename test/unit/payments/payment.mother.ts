@@ -1,9 +1,11 @@
 import { Money } from '../../../src/shared/domain/money';
 import { newId } from '../../../src/shared/domain/ids';
-import { PayableInvoice } from '../../../src/modules/payments/domain/cash-application.service';
+import { BusinessTime } from '../../../src/shared/domain/clock';
+import { Invoice } from '../../../src/modules/invoicing';
 import { Payment } from '../../../src/modules/payments/domain/payment.aggregate';
 
 export const AT = new Date('2025-03-01T12:00:00Z');
+const WHEN: BusinessTime = { now: AT, today: '2025-03-01' };
 
 export function aRecordedPayment(overrides: Partial<Parameters<typeof Payment.record>[0]> = {}): Payment {
   return Payment.record({
@@ -18,40 +20,32 @@ export function aRecordedPayment(overrides: Partial<Parameters<typeof Payment.re
   });
 }
 
-/** A stand-in for the invoicing module's Invoice with the same payment rules. */
-export class FakeInvoice implements PayableInvoice {
-  readonly applied: { amount: number; paymentId: string; applicationId: string }[] = [];
-  readonly reversed: string[] = [];
-  status: string;
-  isDisputed = false;
-  constructor(
-    readonly id: string,
-    readonly number: string,
-    private total: number,
-    private paid = 0,
-    readonly customerId = 'cus_a',
-    readonly currency = 'usd',
-    status?: string,
-  ) {
-    this.status = status ?? (paid === 0 ? 'open' : paid === total ? 'paid' : 'partially_paid');
-  }
-  /** a concurrent change (another transaction's manual match) */
-  pay(amount: number): void {
-    this.paid += amount;
-    this.status = this.paid === this.total ? 'paid' : 'partially_paid';
-  }
-  get amountDue(): Money {
-    return Money.of(this.total - this.paid, this.currency);
-  }
-  applyPayment(amount: Money, paymentId: string, applicationId: string): void {
-    if (amount.amount > this.total - this.paid) throw new Error('over-applied invoice');
-    this.paid += amount.amount;
-    this.status = this.paid === this.total ? 'paid' : 'partially_paid';
-    this.applied.push({ amount: amount.amount, paymentId, applicationId });
-  }
-  reverseApplication(amount: Money, _paymentId: string, applicationId: string): void {
-    this.paid -= amount.amount;
-    this.status = this.paid === 0 ? 'open' : 'partially_paid';
-    this.reversed.push(applicationId);
-  }
+let seq = 0;
+
+/**
+ * A real Invoice aggregate (the invoicing module's), open for `total` in one line, of customer
+ * `cus_a` in usd unless told otherwise; `paid` is applied first by an earlier payment.
+ */
+export function anInvoice(o: { total: number; paid?: number; id?: string; customerId?: string; currency?: string; status?: 'draft' | 'void' }): Invoice {
+  seq++;
+  const currency = o.currency ?? 'usd';
+  const invoice = Invoice.create({
+    tenantId: 'ten_1',
+    id: o.id ?? newId('inv'),
+    number: `INV-${String(seq).padStart(6, '0')}`,
+    customer: { id: o.customerId ?? 'cus_a', name: 'Acme', email: null, currency, paymentTermsDays: 30 },
+    status: o.status === 'draft' ? 'draft' : 'open',
+    issueDate: '2025-02-01',
+    lineItems: [{ description: 'Work', quantity: 1, unit_amount: o.total }],
+    at: WHEN,
+  });
+  if (o.paid) invoice.applyPayment(Money.of(o.paid, currency), 'pay_earlier', newId('app'), WHEN, '2025-02-15');
+  if (o.status === 'void') invoice.update({ status: 'void' }, WHEN);
+  invoice.pullEvents();
+  return invoice;
+}
+
+/** Another transaction's manual match, committed after the matcher read its candidates. */
+export function payElsewhere(invoice: Invoice, amount: number): void {
+  invoice.applyPayment(Money.of(amount, invoice.currency), 'pay_elsewhere', newId('app'), WHEN, '2025-03-01');
 }

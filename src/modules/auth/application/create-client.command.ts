@@ -6,7 +6,7 @@ import { NotFoundError, ValidationError } from '../../../shared/domain/domain-er
 import { newId } from '../../../shared/domain/ids';
 import { ApiClientRepository } from '../domain/api-client.repository';
 import { parseScopes, Scope } from '../domain/scopes';
-import { SecretHasher } from '../infrastructure/secret-hasher';
+import { SecretHasher } from '../domain/secret-hasher';
 
 export class CreateClientCommand {
   constructor(

@@ -1,24 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { JwtService } from '@nestjs/jwt';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { ApiClientRepository } from '../domain/api-client.repository';
 import { isScope, Scope } from '../domain/scopes';
-import { JwtSecretProvider } from '../infrastructure/jwt-secret.provider';
-import { SecretHasher } from '../infrastructure/secret-hasher';
+import { SecretHasher } from '../domain/secret-hasher';
+import { AccessTokenSigner } from './access-token.signer';
 
 export type TokenResult =
   | { ok: true; accessToken: string; expiresIn: number; scope: string }
   | { ok: false; error: 'invalid_client' | 'invalid_scope'; description: string };
 
-/** OAuth 2.0 client credentials: checks the client and issues a short-lived HS256 JWT. */
+/** OAuth 2.0 client credentials: checks the client and issues a short-lived access token. */
 @Injectable()
 export class TokenService {
   constructor(
     private readonly repository: ApiClientRepository,
     private readonly hasher: SecretHasher,
-    private readonly jwt: JwtService,
-    private readonly secrets: JwtSecretProvider,
+    private readonly signer: AccessTokenSigner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -38,16 +35,7 @@ export class TokenService {
       scopes = requested as Scope[];
     }
     const scope = scopes.join(' ');
-    const accessToken = await this.jwt.signAsync(
-      { tid: client.tenantId, scope },
-      {
-        secret: this.secrets.secret,
-        algorithm: 'HS256',
-        subject: client.id,
-        expiresIn: this.config.jwtTtlSeconds,
-        jwtid: randomUUID(),
-      },
-    );
+    const accessToken = await this.signer.sign({ tenantId: client.tenantId, clientId: client.id, scope }, this.config.jwtTtlSeconds);
     return { ok: true, accessToken, expiresIn: this.config.jwtTtlSeconds, scope };
   }
 }

@@ -11,7 +11,7 @@ import { CreateCustomerCommand } from '../application/create-customer.command';
 import { GetCustomerQuery } from '../application/get-customer.query';
 import { ListCustomersQuery } from '../application/list-customers.query';
 import { UpdateCustomerCommand } from '../application/update-customer.command';
-import { CustomerDetailView, CustomerView } from '../infrastructure/customer-read-model';
+import { CustomerDetailView, CustomerView } from '../application/customer-read-model';
 import { CreateCustomerRequest, GetCustomerRequest, ListCustomersRequest, UpdateCustomerRequest } from './customer.request';
 import { CustomerDetailResponse, CustomerPageResponse } from './customer.response';
 import { setNextLink } from '../../../shared/http/next-link';

@@ -1,5 +1,5 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { CustomerDetailView, CustomerReadModel } from '../infrastructure/customer-read-model';
+import { CustomerDetailView, CustomerReadModel } from './customer-read-model';
 
 export class GetCustomerQuery {
   constructor(

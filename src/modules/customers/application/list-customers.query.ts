@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { Page } from '../../../shared/domain/pagination';
-import { CustomerListFilters, CustomerReadModel, CustomerView } from '../infrastructure/customer-read-model';
+import { CustomerListFilters, CustomerReadModel, CustomerView } from './customer-read-model';
 
 export class ListCustomersQuery {
   constructor(

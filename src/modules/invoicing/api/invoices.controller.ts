@@ -16,7 +16,7 @@ import { GetInvoiceQuery } from '../application/get-invoice.query';
 import { ListInvoicesQuery } from '../application/list-invoices.query';
 import { UpdateInvoiceCommand, UpdateInvoiceInput } from '../application/update-invoice.command';
 import { InvoiceJson } from '../domain/invoice.snapshot';
-import { InvoiceDetailView } from '../infrastructure/invoice-read-model';
+import { InvoiceDetailView } from '../application/invoice-read-model';
 import { CreateInvoiceRequest, ListInvoicesRequest, UpdateInvoiceRequest } from './invoice.request';
 import { InvoiceDetailResponse, InvoicePageResponse } from './invoice.response';
 

@@ -1,5 +1,5 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { InvoiceDetailView, InvoiceReadModel } from '../infrastructure/invoice-read-model';
+import { InvoiceDetailView, InvoiceReadModel } from './invoice-read-model';
 
 export class GetInvoiceQuery {
   constructor(

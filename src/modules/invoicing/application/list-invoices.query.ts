@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { Page } from '../../../shared/domain/pagination';
 import { InvoiceJson } from '../domain/invoice.snapshot';
-import { InvoiceListFilters, InvoiceReadModel } from '../infrastructure/invoice-read-model';
+import { InvoiceListFilters, InvoiceReadModel } from './invoice-read-model';
 
 export class ListInvoicesQuery {
   constructor(

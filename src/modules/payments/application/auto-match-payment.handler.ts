@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DomainEvent } from '../../../shared/domain/aggregate-root';
-import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { TransactionalEvents } from '../../../shared/application/transactional-events';
 import { Invoice, InvoiceRepository } from '../../invoicing';
 import { TenantCalendar, TenantSettingsReader } from '../../settings';
 import { CashApplication } from '../domain/cash-application.service';
@@ -8,7 +8,7 @@ import { CashMatchingPolicy, MatchDecision } from '../domain/matching/cash-match
 import { Payment } from '../domain/payment.aggregate';
 import { PAYMENT_CREATED } from '../domain/payment.events';
 import { PaymentRepository } from '../domain/payment.repository';
-import { SqlMatchCandidateSource } from '../infrastructure/sql-match-candidate.source';
+import { CustomerMatchingLock, MatchCandidates } from './matching-ports';
 
 /** A decision read without locks may be overtaken by a manual match; it is re-made at most this often. */
 const MAX_DECISIONS = 3;
@@ -31,16 +31,17 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
   private readonly policy = new CashMatchingPolicy();
 
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly events: TransactionalEvents,
     private readonly payments: PaymentRepository,
     private readonly invoices: InvoiceRepository,
-    private readonly candidates: SqlMatchCandidateSource,
+    private readonly candidates: MatchCandidates,
+    private readonly matchingLock: CustomerMatchingLock,
     private readonly calendar: TenantCalendar,
     private readonly settings: TenantSettingsReader,
   ) {}
 
   onModuleInit(): void {
-    this.uow.subscribe(PAYMENT_CREATED, (event) => this.handle(event));
+    this.events.subscribe(PAYMENT_CREATED, (event) => this.handle(event));
   }
 
   async handle(event: DomainEvent): Promise<void> {
@@ -110,7 +111,7 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
     });
   }
 
-  private async lockCustomerMatching(tenantId: string, customerId: string): Promise<void> {
-    await this.uow.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`automatch:${tenantId}:${customerId}`]);
+  private lockCustomerMatching(tenantId: string, customerId: string): Promise<void> {
+    return this.matchingLock.lock(tenantId, customerId);
   }
 }

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { PaymentJson } from '../domain/payment.snapshot';
-import { PaymentReadModel } from '../infrastructure/payment-read-model';
+import { PaymentReadModel } from './payment-read-model';
 
 export class GetPaymentQuery {
   constructor(

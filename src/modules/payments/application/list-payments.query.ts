@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { Page } from '../../../shared/domain/pagination';
 import { PaymentJson } from '../domain/payment.snapshot';
-import { ListPaymentsFilters, PaymentReadModel } from '../infrastructure/payment-read-model';
+import { ListPaymentsFilters, PaymentReadModel } from './payment-read-model';
 
 export class ListPaymentsQuery {
   constructor(

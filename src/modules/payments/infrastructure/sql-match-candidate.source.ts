@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { MatchCandidates } from '../application/matching-ports';
 import { openInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 import { PayerDirectory } from '../../customers';
 import { COMBINATION_POOL_SIZE } from '../domain/matching/combination-search';
@@ -48,11 +49,13 @@ const toCandidate = (r: CandidateRow): MatchCandidate => ({
  * no locks). Whatever is chosen is locked and re-checked by the caller before money moves.
  */
 @Injectable()
-export class SqlMatchCandidateSource {
+export class SqlMatchCandidateSource extends MatchCandidates {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly payerDirectory: PayerDirectory,
-  ) {}
+  ) {
+    super();
+  }
 
   forTenant(tenantId: string): MatchCandidateSource {
     return {

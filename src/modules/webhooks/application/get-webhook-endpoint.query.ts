@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
-import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
-import { ENDPOINT_COLUMNS, EndpointView, endpointViewFromRow } from './webhook.views';
+import { WebhookReadModel } from './webhook-read-model';
+import { EndpointView } from './webhook.views';
 
 export class GetWebhookEndpointQuery {
   constructor(
@@ -15,12 +15,11 @@ export class GetWebhookEndpointQuery {
 @Injectable()
 @QueryHandler(GetWebhookEndpointQuery)
 export class GetWebhookEndpointHandler implements IQueryHandler<GetWebhookEndpointQuery, EndpointView> {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(private readonly readModel: WebhookReadModel) {}
 
   async execute({ tenantId, id }: GetWebhookEndpointQuery): Promise<EndpointView> {
-    if (!isValidId(id, 'wh')) throw new NotFoundError('Webhook endpoint', id);
-    const [row] = await this.uow.query(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
-    if (!row) throw new NotFoundError('Webhook endpoint', id);
-    return endpointViewFromRow(row);
+    const endpoint = isValidId(id, 'wh') ? await this.readModel.endpoint(tenantId, id) : null;
+    if (!endpoint) throw new NotFoundError('Webhook endpoint', id);
+    return endpoint;
   }
 }

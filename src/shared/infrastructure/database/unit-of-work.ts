@@ -4,10 +4,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager, QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { DomainEvent } from '../../domain/aggregate-root';
+import { TransactionalEventHandler, TransactionalEvents } from '../../application/transactional-events';
 import { OutboxWriter } from '../outbox/outbox.writer';
-
-/** A handler that must be consistent with the change that raised the event (runs in the same transaction). */
-export type TransactionalEventHandler = (event: DomainEvent) => Promise<void>;
 
 interface TransactionContext {
   runner: QueryRunner;
@@ -65,7 +63,7 @@ export async function beginTransaction(runner: QueryRunner): Promise<void> {
  * handlers (automatic matching) before commit. Everything else reacts from the outbox.
  */
 @Injectable()
-export class UnitOfWork {
+export class UnitOfWork implements TransactionalEvents {
   private readonly logger = new Logger(UnitOfWork.name);
   private readonly storage = new AsyncLocalStorage<TransactionContext>();
   private readonly handlers = new Map<string, TransactionalEventHandler[]>();

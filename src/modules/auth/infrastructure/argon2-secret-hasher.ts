@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
 import { Injectable } from '@nestjs/common';
+import { SecretHasher } from '../domain/secret-hasher';
 
 /**
  * Argon2id (OWASP's first choice for password storage) via a prebuilt native binding.
@@ -13,7 +14,7 @@ import { Injectable } from '@nestjs/common';
  * peak RSS came from there).
  */
 @Injectable()
-export class SecretHasher {
+export class Argon2SecretHasher extends SecretHasher {
   private static readonly OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
   // A hash of a random secret, so that an unknown client id costs as much as a wrong secret.
   private decoy?: Promise<string>;
@@ -22,7 +23,7 @@ export class SecretHasher {
   private readonly waiting: (() => void)[] = [];
 
   hash(secret: string): Promise<string> {
-    return this.limited(() => hash(secret, SecretHasher.OPTIONS));
+    return this.limited(() => hash(secret, Argon2SecretHasher.OPTIONS));
   }
 
   async verify(hashed: string | null, secret: string): Promise<boolean> {

@@ -8,17 +8,7 @@ import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseListParam
 import { PaymentNotFoundError } from '../domain/payment.errors';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, PaymentJson, presentPayment } from '../domain/payment.snapshot';
 import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow } from './payment.mapper';
-
-export interface ListPaymentsFilters {
-  status?: string;
-  customer_id?: string;
-  method?: string;
-  payment_date_from?: string;
-  payment_date_to?: string;
-  sort?: string;
-  limit?: string;
-  cursor?: string;
-}
+import { ListPaymentsFilters, PaymentReadModel } from '../application/payment-read-model';
 
 const SORTS = ['created_at', 'payment_date', 'amount'] as const;
 type SortField = (typeof SORTS)[number];
@@ -56,8 +46,10 @@ type PaymentWithApplicationRow = PaymentRow & {
 
 /** Payments read straight from SQL into their public JSON (no aggregates, tenant first, keyset pages). */
 @Injectable()
-export class PaymentReadModel {
-  constructor(private readonly uow: UnitOfWork) {}
+export class SqlPaymentReadModel extends PaymentReadModel {
+  constructor(private readonly uow: UnitOfWork) {
+    super();
+  }
 
   async get(tenantId: string, id: string): Promise<PaymentJson> {
     if (!isValidId(id, 'pay')) throw new PaymentNotFoundError(id);

@@ -11,36 +11,7 @@ import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFl
 import { InvoiceJson, presentInvoice } from '../domain/invoice.snapshot';
 import { INVOICE_STATUSES, isInvoiceStatus } from '../domain/invoice-status';
 import { INVOICE_FROM, INVOICE_VIEW_SELECT, InvoiceMapper, InvoiceViewRow } from './invoice.mapper';
-
-export interface InvoicePaymentView {
-  payment_id: string;
-  application_id: string;
-  amount: number;
-  applied_at: string;
-}
-
-export interface InvoiceDetailView extends InvoiceJson {
-  payments: InvoicePaymentView[];
-}
-
-/** Raw list query parameters (strings, as they arrive). */
-export interface InvoiceListFilters {
-  status?: string;
-  customer_id?: string;
-  currency?: string;
-  number?: string;
-  overdue?: string;
-  disputed?: string;
-  issue_date_from?: string;
-  issue_date_to?: string;
-  due_date_from?: string;
-  due_date_to?: string;
-  amount_due_min?: string;
-  amount_due_max?: string;
-  sort?: string;
-  limit?: string;
-  cursor?: string;
-}
+import { InvoicePaymentView, InvoiceDetailView, InvoiceListFilters, InvoiceReadModel } from '../application/invoice-read-model';
 
 const SORT_FIELDS = ['created_at', 'issue_date', 'due_date', 'number', 'total', 'amount_due'] as const;
 type SortField = (typeof SORT_FIELDS)[number];
@@ -92,11 +63,13 @@ const INVOICE_DETAIL_SQL = `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.appl
   WHERE i.tenant_id = $1 AND i.id = $2`;
 
 @Injectable()
-export class InvoiceReadModel {
+export class SqlInvoiceReadModel extends InvoiceReadModel {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly calendar: TenantCalendar,
-  ) {}
+  ) {
+    super();
+  }
 
   async list(tenantId: string, raw: InvoiceListFilters): Promise<Page<InvoiceJson>> {
     const sort = parseSort<SortField>(raw.sort, SORT_FIELDS);

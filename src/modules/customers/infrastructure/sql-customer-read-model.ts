@@ -13,57 +13,7 @@ import { agingFromRow, agingSelectList } from './aging.sql';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { openInvoiceSql, overdueInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 import { CustomerRow as StoredCustomerRow } from './customer.mapper';
-
-export interface CustomerView {
-  id: string;
-  name: string;
-  email: string | null;
-  external_id: string | null;
-  phone: string | null;
-  billing_address: BillingAddress | null;
-  currency: string;
-  payment_terms_days: number;
-  credit_limit: number | null;
-  credit_hold: boolean;
-  metadata: Record<string, unknown>;
-  aliases: string[];
-  payer_accounts: string[];
-  balance: number;
-  overdue_amount: number;
-  credit_available: number | null;
-  credit_status: CreditStatus;
-  aging: Aging;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ArSummary {
-  total_invoiced: number;
-  total_paid: number;
-  balance: number;
-  unapplied_payments: number;
-  overdue_amount: number;
-  open_invoice_count: number;
-  overdue_invoice_count: number;
-  average_days_to_pay: number | null;
-  last_payment: { id: string; amount: number; payment_date: string } | null;
-}
-
-export interface CustomerDetailView extends CustomerView {
-  ar_summary: ArSummary;
-}
-
-/** Raw list query parameters (strings, as they arrive). */
-export interface CustomerListFilters {
-  q?: string;
-  has_balance?: string;
-  overdue?: string;
-  credit_status?: string;
-  sort?: string;
-  limit?: string;
-  cursor?: string;
-  as_of?: string;
-}
+import { CustomerView, ArSummary, CustomerDetailView, CustomerListFilters, CustomerReadModel } from '../application/customer-read-model';
 
 const SORT_FIELDS = ['created_at', 'name', 'balance', 'overdue_amount'] as const;
 type SortField = (typeof SORT_FIELDS)[number];
@@ -147,11 +97,13 @@ function escapeLike(value: string): string {
  * only while they hold for today (ADR 17) — otherwise they count from the open invoices too.
  */
 @Injectable()
-export class CustomerReadModel {
+export class SqlCustomerReadModel extends CustomerReadModel {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly calendar: TenantCalendar,
-  ) {}
+  ) {
+    super();
+  }
 
   async list(tenantId: string, raw: CustomerListFilters): Promise<Page<CustomerView>> {
     const sort = parseSort<SortField>(raw.sort, SORT_FIELDS);

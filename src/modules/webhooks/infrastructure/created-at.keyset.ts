@@ -1,11 +1,6 @@
 import { parseSort } from '../../../shared/domain/pagination';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, ListParams as Keyset, parseListParams } from '../../../shared/infrastructure/query/keyset';
-
-export interface ListParams {
-  limit?: number;
-  cursor?: string;
-  sort?: string;
-}
+import { ListParams } from '../application/webhook-read-model';
 
 const CREATED_AT: KeysetColumn = { sql: 'created_at', type: 'timestamptz' };
 
