@@ -8,7 +8,8 @@ import { CustomersController } from './api/customers.controller';
 import { StatementController } from './api/statement.controller';
 import { GetCustomerStatementHandler } from './application/get-customer-statement.query';
 import { StatementPdfRenderer } from './infrastructure/statement-pdf.renderer';
-import { StatementReadModel } from './infrastructure/statement-read-model';
+import { StatementReadModel } from './application/statement-read-model';
+import { SqlStatementReadModel } from './infrastructure/sql-statement-read-model';
 import { CustomerRepository } from './domain/customer.repository';
 import { PayerDirectory } from './domain/payer-directory';
 import { SqlPayerDirectory } from './infrastructure/sql-payer-directory';
@@ -31,7 +32,7 @@ import { TypeormCustomerRepository } from './infrastructure/typeorm-customer.rep
     UpdateCustomerHandler,
     GetCustomerHandler,
     ListCustomersHandler,
-    StatementReadModel,
+    { provide: StatementReadModel, useClass: SqlStatementReadModel },
     StatementPdfRenderer,
     GetCustomerStatementHandler,
   ],

@@ -4,6 +4,6 @@ export { Customer, type CustomerInput, type CustomerSnapshot, type BillingAddres
 export { CustomerRepository } from './domain/customer.repository';
 export { PayerDirectory, type PayerCandidate } from './domain/payer-directory';
 export { LEDGER_ENTRY_TYPES, type LedgerEntryInput, type LedgerEntryType } from './domain/ledger-entry';
-export { AGING_BUCKETS, ageReceivables, agingBucketFor, emptyAging, type Aging, type AgingBucket } from './domain/aging';
+export { AGING_BUCKETS, emptyAging, type Aging, type AgingBucket } from './domain/aging';
 export { creditAvailable, creditStatus, type CreditStatus } from './domain/credit';
 export { LedgerWriter } from './infrastructure/ledger.writer';

@@ -108,28 +108,6 @@ export class Money {
     return this.amount > 0;
   }
 
-  /**
-   * Splits the amount by integer ratios. Remainders go one minor unit at a time to the
-   * earliest shares, so the parts always add up to the whole and the result is deterministic.
-   */
-  allocate(ratios: number[]): Money[] {
-    if (ratios.length === 0 || ratios.some((r) => !Number.isSafeInteger(r) || r < 0)) {
-      throw ValidationError.field('ratios', 'ratios must be non-negative integers');
-    }
-    const total = ratios.reduce((a, b) => a + b, 0);
-    if (total === 0) throw ValidationError.field('ratios', 'ratios must not all be zero');
-    const big = BigInt(this.amount);
-    const parts = ratios.map((r) => (big * BigInt(r)) / BigInt(total));
-    let remainder = big - parts.reduce((a, b) => a + b, 0n);
-    const step = remainder < 0n ? -1n : 1n;
-    for (let i = 0; remainder !== 0n; i = (i + 1) % parts.length) {
-      if (ratios[i] === 0) continue;
-      parts[i] += step;
-      remainder -= step;
-    }
-    return parts.map((p) => Money.of(Number(p), this.currency));
-  }
-
   toJSON(): { amount: number; currency: string } {
     return { amount: this.amount, currency: this.currency };
   }

@@ -1,5 +1,7 @@
 import { Client } from 'pg';
 import { OverdueFiguresJob } from '../../../src/modules/customers/infrastructure/overdue-figures.job';
+import { agingFromRow, agingSelectList } from '../../../src/modules/customers/infrastructure/aging.sql';
+import { emptyAging } from '../../../src/modules/customers';
 import { RECOUNT_FIGURES_SQL, recountBalanceAndOverdueSql } from '../../../src/modules/customers/infrastructure/customer-figures.sql';
 import { customerSummaryRefreshSql } from '../../../src/migrations/1763800400000-customer-summary';
 import { FixedClock } from '../../../src/shared/domain/clock';
@@ -194,6 +196,31 @@ describe('stored figures and their guards', () => {
         [cases.map((c) => c.status), cases.map((c) => c.amountDue), cases.map((c) => c.dueDate)],
       );
       expect(rows.map((x) => [x.open, x.overdue])).toEqual(cases.map((c) => [isOpenInvoice(c), isOverdueInvoice(c, TODAY)]));
+    });
+  });
+
+  describe('aging buckets: the SQL the reads run, generated from AGING_BUCKETS', () => {
+    it.each([
+      [-30, 'current'], // due in the future
+      [0, 'current'], // due today: not yet past due
+      [1, 'days_1_30'],
+      [30, 'days_1_30'],
+      [31, 'days_31_60'],
+      [60, 'days_31_60'],
+      [61, 'days_61_90'],
+      [90, 'days_61_90'],
+      [91, 'days_over_90'],
+      [4000, 'days_over_90'],
+    ])('an amount due %p days before the day is in %s', async (daysAgo, bucket) => {
+      const [row] = await app.query(`SELECT ${agingSelectList('d', 'a', '$1')} FROM (VALUES ($1::date - $2::int, 7)) v (d, a)`, [TODAY, daysAgo]);
+      expect(agingFromRow(row)).toEqual({ ...emptyAging(), [bucket]: 7 });
+    });
+
+    it('crosses month and leap-year boundaries by calendar days', async () => {
+      const bucket = async (due: string, asOf: string) =>
+        Object.entries(agingFromRow((await app.query(`SELECT ${agingSelectList('$2::date', '1', '$1')}`, [asOf, due]))[0])).find(([, v]) => v === 1)![0];
+      expect(await bucket('2028-01-30', '2028-03-01')).toBe('days_31_60'); // 31 days through 29 February
+      expect(await bucket('2027-01-30', '2027-03-01')).toBe('days_1_30'); // 30 days
     });
   });
 

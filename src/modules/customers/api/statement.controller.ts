@@ -11,7 +11,7 @@ import { GetCustomerStatementQuery } from '../application/get-customer-statement
 import { statementCsvChunks } from '../infrastructure/statement-csv.renderer';
 import { StatementView, statementJsonChunks, statementView } from '../infrastructure/statement-json.renderer';
 import { PDF_MAX_LINES, StatementPdfRenderer } from '../infrastructure/statement-pdf.renderer';
-import { StatementReading } from '../infrastructure/statement-read-model';
+import { StatementReading } from '../application/statement-read-model';
 import { StatementRequest } from './statement.request';
 import { StatementResponse } from './statement.response';
 

@@ -1,5 +1,5 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { StatementReading, StatementReadModel } from '../infrastructure/statement-read-model';
+import { StatementReading, StatementReadModel } from './statement-read-model';
 
 export class GetCustomerStatementQuery {
   /** `maxLines`: the most lines the representation asked for can hold (a PDF); more is a 400. */

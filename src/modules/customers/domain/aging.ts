@@ -1,5 +1,3 @@
-import { daysBetween } from '../../../shared/domain/clock';
-
 /**
  * Aging buckets by days past the due date (contract §6). `current` holds everything not yet
  * past due, so the buckets always add up to the open amount due. The SQL that ages
@@ -16,26 +14,6 @@ export const AGING_BUCKETS = [
 export type AgingBucket = (typeof AGING_BUCKETS)[number]['key'];
 export type Aging = Record<AgingBucket, number>;
 
-export interface AgeableReceivable {
-  dueDate: string;
-  amountDue: number;
-}
-
 export function emptyAging(): Aging {
   return { current: 0, days_1_30: 0, days_31_60: 0, days_61_90: 0, days_over_90: 0 };
-}
-
-export function agingBucketFor(dueDate: string, asOf: string): AgingBucket {
-  const daysPastDue = daysBetween(dueDate, asOf);
-  const bucket = AGING_BUCKETS.find(
-    (b) => (b.minDays === null || daysPastDue >= b.minDays) && (b.maxDays === null || daysPastDue <= b.maxDays),
-  );
-  return bucket!.key;
-}
-
-/** Ages open receivables as of a business date (`YYYY-MM-DD`, usually `clock.today()`). */
-export function ageReceivables(items: readonly AgeableReceivable[], asOf: string): Aging {
-  const aging = emptyAging();
-  for (const item of items) aging[agingBucketFor(item.dueDate, asOf)] += item.amountDue;
-  return aging;
 }

@@ -1,5 +1,5 @@
 import { toMajorUnits } from '../../../shared/domain/money';
-import { StatementLine, StatementReading } from './statement-read-model';
+import { StatementLine, StatementReading } from '../application/statement-read-model';
 
 /** Minor units first (as in JSON, and as this CSV always had them), then the currency and the same amounts in major units. */
 export const CSV_HEADER = ['date', 'type', 'reference', 'description', 'debit', 'credit', 'balance', 'currency', 'debit_major', 'credit_major', 'balance_major'] as const;

@@ -1,5 +1,5 @@
 import { Aging } from '../domain/aging';
-import { StatementLine, StatementReading, StatementSummary } from './statement-read-model';
+import { StatementLine, StatementReading, StatementSummary } from '../application/statement-read-model';
 
 /** The statement's JSON representation (contract §9), in this key order. */
 export interface StatementView {

@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import PDFDocument from 'pdfkit';
 import { formatMinor } from '../../../shared/domain/money';
 import { AGING_BUCKETS } from '../domain/aging';
-import { StatementReading, StatementSummary } from './statement-read-model';
+import { StatementReading, StatementSummary } from '../application/statement-read-model';
 
 /**
  * The most lines a PDF statement holds (about 95 pages): pdfkit lays out a line in ~0.5 ms of CPU

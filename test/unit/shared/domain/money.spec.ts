@@ -1,8 +1,5 @@
-import fc from 'fast-check';
 import { DomainError, ValidationError } from '../../../../src/shared/domain/domain-error';
 import { CurrencyMismatchError, currencyExponent, formatMinor, Money, normalizeCurrency } from '../../../../src/shared/domain/money';
-
-const amounts = (m: Money[]) => m.map((x) => x.amount);
 
 describe('Money', () => {
   it('normalises the currency to lowercase and accepts either case', () => {
@@ -67,51 +64,6 @@ describe('Money', () => {
   it('serialises as integer minor units with a lowercase currency', () => {
     expect(JSON.parse(JSON.stringify(Money.of(12550, 'USD')))).toEqual({ amount: 12550, currency: 'usd' });
     expect(Money.of(-123456789, 'usd').toString()).toBe('-1,234,567.89 USD');
-  });
-
-  describe('allocate', () => {
-    it('gives remainders one unit at a time to the earliest shares', () => {
-      expect(amounts(Money.of(100, 'usd').allocate([1, 1, 1]))).toEqual([34, 33, 33]);
-      expect(amounts(Money.of(5, 'usd').allocate([3, 7]))).toEqual([2, 3]);
-      expect(amounts(Money.of(-100, 'usd').allocate([1, 1, 1]))).toEqual([-34, -33, -33]);
-      expect(amounts(Money.of(2, 'usd').allocate([1, 1, 1]))).toEqual([1, 1, 0]);
-    });
-
-    it('never gives anything to a zero ratio', () => {
-      expect(amounts(Money.of(10, 'usd').allocate([0, 1, 0, 2]))).toEqual([0, 4, 0, 6]);
-      expect(amounts(Money.of(1, 'usd').allocate([0, 1, 1]))).toEqual([0, 1, 0]);
-    });
-
-    it.each([[[]], [[0, 0]], [[1, -1]], [[1.5, 1]]])('refuses the ratios %p', (ratios) => {
-      expect(() => Money.of(100, 'usd').allocate(ratios)).toThrow(ValidationError);
-    });
-
-    it('works with amounts near the safe-integer bound (BigInt inside)', () => {
-      const parts = Money.of(Number.MAX_SAFE_INTEGER, 'usd').allocate([1, 2]);
-      expect(parts.reduce((s, p) => s + BigInt(p.amount), 0n)).toBe(BigInt(Number.MAX_SAFE_INTEGER));
-      expect(amounts(parts)).toEqual([3_002_399_751_580_331, 6_004_799_503_160_660]);
-    });
-
-    it('parts always add up to the whole, stay within one unit of the exact share and keep the currency', () => {
-      fc.assert(
-        fc.property(
-          fc.integer({ min: -1_000_000_000_000, max: 1_000_000_000_000 }),
-          fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 12 }).filter((r) => r.some((x) => x > 0)),
-          (amount, ratios) => {
-            const parts = Money.of(amount, 'JPY').allocate(ratios);
-            const total = ratios.reduce((a, b) => a + b, 0);
-            expect(parts).toHaveLength(ratios.length);
-            expect(parts.reduce((s, p) => s + p.amount, 0)).toBe(amount);
-            parts.forEach((p, i) => {
-              expect(p.currency).toBe('jpy');
-              const exact = (BigInt(amount) * BigInt(ratios[i])) / BigInt(total); // truncated toward zero
-              expect(Math.abs(p.amount - Number(exact))).toBeLessThanOrEqual(1);
-              if (ratios[i] === 0) expect(p.amount).toBe(0);
-            });
-          },
-        ),
-      );
-    });
   });
 
   describe('formatting', () => {

@@ -13,48 +13,7 @@ import { BillingAddress } from '../domain/customer.aggregate';
 import { LedgerEntryType } from '../domain/ledger-entry';
 import { openInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 import { agingFromRow, agingSelectList } from './aging.sql';
-
-export interface StatementLine {
-  date: string;
-  type: LedgerEntryType;
-  reference: string | null;
-  description: string;
-  debit: number;
-  credit: number;
-  /** running balance after this line */
-  balance: number;
-}
-
-/** Everything a statement says except its lines (contract §9): known before the first line is sent. */
-export interface StatementSummary {
-  /** who issues it (printed statements) */
-  tenant: { id: string; name: string };
-  customer: { id: string; name: string; email: string | null; external_id: string | null; billing_address: BillingAddress | null };
-  currency: string;
-  from: string;
-  to: string;
-  opening_balance: number;
-  total_debits: number;
-  total_credits: number;
-  closing_balance: number;
-  /** what the customer owed as of `to`, by days past due; aging total − unapplied_credit = closing_balance */
-  aging: Aging;
-  /** payments received by `to` that no invoice (issued by `to`) had taken */
-  unapplied_credit: number;
-  line_count: number;
-  generated_at: string;
-}
-
-/** A statement being read: its summary, and its lines in posting order. */
-export interface StatementReading {
-  summary: StatementSummary;
-  /** every line when the statement was small enough to read in one statement; null when they come from a cursor */
-  inline: StatementLine[] | null;
-  /** the lines with their running balance; iterate once */
-  lines: AsyncIterable<StatementLine>;
-  /** ends the reading early (the client went away); safe to call twice */
-  close(): Promise<void>;
-}
+import { StatementLine, StatementSummary, StatementReading, StatementReadModel } from '../application/statement-read-model';
 
 /** A ledger entry as the queries return it: date, type, reference, description, debit, credit. */
 type EntryTuple = [string, LedgerEntryType, string | null, string, string, string];
@@ -177,7 +136,7 @@ export class StatementTooLongError extends ValidationError {
  * ledger sum up to `to`, and aging − unapplied credit = closing.
  */
 @Injectable()
-export class StatementReadModel {
+export class SqlStatementReadModel extends StatementReadModel {
   private readonly logger = new Logger('StatementReadModel');
   private snapshots = 0;
   private readonly queue: (() => void)[] = [];
@@ -187,7 +146,9 @@ export class StatementReadModel {
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly calendar: TenantCalendar,
-  ) {}
+  ) {
+    super();
+  }
 
   /** `from`/`to` default to the first of this month and today (the tenant's); `from` after `to` is a 400. */
   async period(tenantId: string, from: string | undefined, to: string | undefined): Promise<{ from: string; to: string }> {

@@ -1,0 +1,50 @@
+import { Aging } from '../domain/aging';
+import { BillingAddress } from '../domain/customer.aggregate';
+import { LedgerEntryType } from '../domain/ledger-entry';
+
+export interface StatementLine {
+  date: string;
+  type: LedgerEntryType;
+  reference: string | null;
+  description: string;
+  debit: number;
+  credit: number;
+  /** running balance after this line */
+  balance: number;
+}
+
+/** Everything a statement says except its lines (contract §9): known before the first line is sent. */
+export interface StatementSummary {
+  /** who issues it (printed statements) */
+  tenant: { id: string; name: string };
+  customer: { id: string; name: string; email: string | null; external_id: string | null; billing_address: BillingAddress | null };
+  currency: string;
+  from: string;
+  to: string;
+  opening_balance: number;
+  total_debits: number;
+  total_credits: number;
+  closing_balance: number;
+  /** what the customer owed as of `to`, by days past due; aging total − unapplied_credit = closing_balance */
+  aging: Aging;
+  /** payments received by `to` that no invoice (issued by `to`) had taken */
+  unapplied_credit: number;
+  line_count: number;
+  generated_at: string;
+}
+
+/** A statement being read: its summary, and its lines in posting order. */
+export interface StatementReading {
+  summary: StatementSummary;
+  /** every line when the statement was small enough to read in one statement; null when they come from a cursor */
+  inline: StatementLine[] | null;
+  /** the lines with their running balance; iterate once */
+  lines: AsyncIterable<StatementLine>;
+  /** ends the reading early (the client went away); safe to call twice */
+  close(): Promise<void>;
+}
+
+/** Port: a customer's balance-forward statement (contract §9), its lines read as they are sent. */
+export abstract class StatementReadModel {
+  abstract open(tenantId: string, customerId: string, from: string | undefined, to: string | undefined, limit?: { lines: number; format: string }): Promise<StatementReading>;
+}
