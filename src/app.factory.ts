@@ -16,21 +16,34 @@ import { registerSecurityHeaders } from './shared/http/security-headers';
 import { clientErrorHandler, frameworkErrors } from './shared/http/framework-errors';
 import { parseJsonBody } from './shared/http/json-body';
 import { ValidationError } from './shared/domain/domain-error';
+import { StreamedBody } from './shared/http/streamed-body';
 
 export const API_PREFIX = 'api/v1';
 
 const UNSUPPORTED_MEDIA_TYPE = new HttpProblem('unsupported_media_type', 'Send the request body as application/json.');
 const FORM_ROUTES = new Set([`/${API_PREFIX}/auth/token`]);
+/** Bank files (contract §14) arrive as the bank wrote them, read as a stream (StreamedBody), never buffered. */
+const BANK_FILE_ROUTES = new Set([`/${API_PREFIX}/bank-statements`]);
+export const BANK_FILE_TYPES = ['application/xml', 'text/xml', 'text/plain', 'text/csv'];
+export const BANK_FILE_LIMIT_BYTES = 50 * 1024 * 1024;
+const BANK_FILE_TOO_LARGE = new HttpProblem('payload_too_large', `A bank file may be at most ${BANK_FILE_LIMIT_BYTES} bytes.`, { connection: 'close' });
+const UNSUPPORTED_BANK_FILE_TYPE = new HttpProblem('unsupported_media_type', `Send the bank file as ${BANK_FILE_TYPES.join(', ')}.`);
 const NUL_IN_URL = ValidationError.field('url', 'The URL must not contain U+0000 (%00).', 'invalid_characters');
 
-/** JSON everywhere; the token endpoint also takes form-encoded bodies (RFC 6749). */
-function acceptsBody(method: string, headers: IncomingHttpHeaders, url: string): boolean {
-  if (method !== 'POST' && method !== 'PATCH' && method !== 'PUT') return true;
-  const hasBody = (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
-  if (!hasBody) return true;
+/** JSON everywhere; the token endpoint also takes form-encoded bodies (RFC 6749), the bank-file import only files. */
+function bodyRefusal(method: string, headers: IncomingHttpHeaders, url: string): HttpProblem | undefined {
+  if (method !== 'POST' && method !== 'PATCH' && method !== 'PUT') return undefined;
   const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type === 'application/json' || type.endsWith('+json')) return true;
-  return type === 'application/x-www-form-urlencoded' && FORM_ROUTES.has(url.split('?')[0]);
+  const path = url.split('?')[0].replace(/\/$/, '');
+  if (BANK_FILE_ROUTES.has(path)) {
+    if (!BANK_FILE_TYPES.includes(type)) return UNSUPPORTED_BANK_FILE_TYPE;
+    // Announced too large: refused before a byte is read (a chunked body is counted as it streams, StreamedBody).
+    return Number(headers['content-length'] ?? 0) > BANK_FILE_LIMIT_BYTES ? BANK_FILE_TOO_LARGE : undefined;
+  }
+  const hasBody = (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return undefined;
+  if (type === 'application/json' || type.endsWith('+json')) return undefined;
+  return type === 'application/x-www-form-urlencoded' && FORM_ROUTES.has(path) ? undefined : UNSUPPORTED_MEDIA_TYPE;
 }
 
 /**
@@ -68,6 +81,11 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
     }
   });
   // Only the token endpoint takes forms (acceptsBody); repeated keys become arrays, which it refuses.
+  // Bank files: the raw stream, bounded and fingerprinted as it is read (only the import route gets here, bodyRefusal).
+  for (const type of BANK_FILE_TYPES) if (fastify.hasContentTypeParser(type)) fastify.removeContentTypeParser(type);
+  fastify.addContentTypeParser(BANK_FILE_TYPES, (request, payload, done) =>
+    done(null, new StreamedBody(payload, (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase(), BANK_FILE_LIMIT_BYTES)),
+  );
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, parseForm(body as string)));
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
@@ -75,7 +93,7 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
     if (request.headers.authorization !== undefined) void reply.header('Cache-Control', 'no-store');
     // A percent-encoded NUL would reach path parameters and filters as U+0000, which PostgreSQL cannot store or compare.
     if (request.url.includes('%00')) return done(NUL_IN_URL);
-    done(acceptsBody(request.method, request.headers, request.url) ? undefined : UNSUPPORTED_MEDIA_TYPE);
+    done(bodyRefusal(request.method, request.headers, request.url));
   });
   // Once closing, requests still in flight are answered with `Connection: close`: Node closes
   // only connections idle at close time, so a keep-alive client would otherwise hold the

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthModule, JwtAuthGuard, ScopesGuard } from './modules/auth';
+import { BankStatementsModule } from './modules/bank-statements';
 import { CustomersModule } from './modules/customers/customers.module';
 import { InvoicingModule } from './modules/invoicing/invoicing.module';
 import { PaymentsModule } from './modules/payments/payments.module';
@@ -55,6 +56,7 @@ export class AppModule {
         PaymentsModule,
         WebhooksModule,
         SettingsModule,
+        BankStatementsModule,
       ],
       providers: [
         // Guards run in this order: who is calling, how often, and may they.

@@ -23,6 +23,12 @@ export interface AppConfig {
   webhookAllowPrivateUrls: boolean;
   webhookTimeoutMs: number;
   workersEnabled: boolean;
+  /** a bank import's worker lease: a crashed worker's import is taken over after this long */
+  bankImportLeaseSeconds: number;
+  /** how often an idle instance looks for bank imports to process (a new import wakes it at once) */
+  bankImportPollMs: number;
+  /** credits of a bank import turned into payments per transaction */
+  bankImportGroupSize: number;
   logLevel: string;
   bodyLimitBytes: number;
   trustProxy: boolean;
@@ -70,6 +76,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false, env),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 15_000, env),
     workersEnabled: bool('WORKERS_ENABLED', true, env),
+    bankImportLeaseSeconds: Math.max(1, int('BANK_IMPORT_LEASE_SECONDS', 30, env)),
+    bankImportPollMs: Math.max(10, int('BANK_IMPORT_POLL_MS', 2_000, env)),
+    bankImportGroupSize: Math.min(5_000, Math.max(1, int('BANK_IMPORT_GROUP_SIZE', 200, env))),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, env),
     trustProxy: bool('TRUST_PROXY', false, env),

@@ -10,6 +10,7 @@ import { IdempotencyResponseHeaders1763801200100 } from './1763801200100-idempot
 import { OneCurrencyPerCustomer1763801200200 } from './1763801200200-one-currency-per-customer';
 import { TenantSettings1763801300000 } from './1763801300000-tenant-settings';
 import { Payers1763801400000 } from './1763801400000-payers';
+import { BankStatements1763801400100 } from './1763801400100-bank-statements';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   OneCurrencyPerCustomer1763801200200,
   TenantSettings1763801300000,
   Payers1763801400000,
+  BankStatements1763801400100,
 ];

@@ -49,7 +49,7 @@ export class TestApp {
     const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
     const config = loadConfig({
       ...process.env,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       DB_POOL_SIZE: '8',
       ...options.env,

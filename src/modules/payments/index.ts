@@ -2,3 +2,4 @@
 export { PaymentsModule } from './payments.module';
 export { PAYMENT_CREATED, PAYMENT_MATCHED, PAYMENT_APPLICATION_REVERSED, PAYMENT_NEEDS_REVIEW } from './domain/payment.events';
 export { type PaymentJson } from './domain/payment.snapshot';
+export { RecordPaymentCommand, type RecordPaymentInput } from './application/record-payment.command';

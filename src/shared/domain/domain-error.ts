@@ -11,6 +11,7 @@ export type DomainErrorCode =
   | 'forbidden'
   | 'unauthorized'
   | 'idempotency_key_reused'
+  | 'invalid_bank_file'
   | 'idempotency_key_in_use'
   | 'rate_limited';
 

@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   delivery: 'whd',
   ledgerEntry: 'led',
   request: 'req',
+  bankStatement: 'bst',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];

@@ -114,6 +114,19 @@ describe('every event type arrives signed', () => {
     expect(verified(await received('payment.needs_review', ambiguous.id)).event.data.object).toMatchObject({ id: ambiguous.id, match: { status: 'needs_review' } });
   });
 
+  it('bank_statement.completed, when an imported bank file is done', async () => {
+    const imported = await ok(
+      app.request('POST', '/api/v1/bank-statements?format=csv', {
+        token: t.token,
+        rawBody: 'date,amount,currency,reference\n2026-11-01,12.50,USD,no invoice named\n',
+        headers: { 'content-type': 'text/csv' },
+      }),
+      202,
+    );
+    const completed = verified(await received('bank_statement.completed', imported.id));
+    expect(completed.event.data.object).toMatchObject({ id: imported.id, status: 'completed', payments_created: 1, entries_total: 1 });
+  });
+
   it('covered every type', () => {
     expect(new Set(receiver.received.map((r) => r.event.type))).toEqual(new Set(EVENT_TYPES));
   });

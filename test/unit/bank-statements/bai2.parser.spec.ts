@@ -32,6 +32,7 @@ describe('BAI2 parser', () => {
       payer: { name: null, account: null, bankId: null },
       reference: null,
       remittance: [],
+      method: 'check',
     });
     // 16,115,10000000,S,5000000,4000000,1000000/ then 88,AX13612,B096132,AMALGAMATED CORP. LOCKBOX then 88,DEPOSIT-MISC. RECEIVABLES
     expect(second).toMatchObject({ position: 2, bankEntryId: 'AX13612', amount: 10_000_000, reference: 'AMALGAMATED CORP. LOCKBOX DEPOSIT-MISC. RECEIVABLES' });
@@ -55,6 +56,8 @@ describe('BAI2 parser', () => {
     expect(byId.get('ACH-55512')).toBe('PINE VALLEY HEALTH');
     expect(byId.get('FW-20261019-9981')).toBe('ATLAS MINING CORP.');
     expect(byId.get('LBX-20261019-01-3')).toBeNull();
+    const methods = new Map(credits(await parseAll('bai2', fixture('bai2-lockbox.bai'))).map((c) => [c.bankEntryId, c.method]));
+    expect([methods.get('LBX-20261019-01-1'), methods.get('ACH-55512'), methods.get('FW-20261019-9981')]).toEqual(['check', 'ach', 'wire']);
   });
 
   it('keeps a 115 deposit when its account lists no items, and reads V and D funds types', async () => {

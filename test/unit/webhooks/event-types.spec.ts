@@ -3,8 +3,9 @@ import { ValidationError } from '../../../src/shared/domain/domain-error';
 
 describe('event filters', () => {
   it('knows the public event types', () => {
-    expect(EVENT_TYPES).toHaveLength(13);
+    expect(EVENT_TYPES).toHaveLength(14);
     expect(EVENT_TYPES).toContain('payment.needs_review');
+    expect(EVENT_TYPES).toContain('bank_statement.completed');
     expect(EVENT_TYPES).toContain('invoice.marked_uncollectible');
     expect(EVENT_TYPES).toContain('payment.application_reversed');
   });

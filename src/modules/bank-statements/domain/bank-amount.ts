@@ -1,5 +1,5 @@
 import { isDateString } from '../../../shared/domain/clock';
-import { currencyExponent } from '../../../shared/domain/money';
+import { currencyExponent, normalizeCurrency } from '../../../shared/domain/money';
 import { BankEntryError } from './bank-entry';
 
 /** Contract §1: no single amount a client sends exceeds 10^12 minor units; a bank file is no exception. */
@@ -38,11 +38,14 @@ function boundedAmount(minor: bigint): number {
   return Number(minor);
 }
 
-/** A three-letter ISO 4217 code, lowercase (the API's form). */
+/** An ISO 4217 code as the API takes it (normalizeCurrency), lowercase; else a bad entry. */
 export function bankCurrency(text: string | null | undefined): string {
   const code = (text ?? '').trim();
-  if (!/^[A-Za-z]{3}$/.test(code)) throw new BankEntryError('invalid_currency', `currency "${code.slice(0, 10)}" is not an ISO 4217 code`);
-  return code.toLowerCase();
+  try {
+    return normalizeCurrency(code);
+  } catch {
+    throw new BankEntryError('invalid_currency', `currency "${code.slice(0, 10)}" is not an ISO 4217 code`);
+  }
 }
 
 /** A calendar date from YYYY-MM-DD (camt, CSV) or a date-time whose date part is taken as written. */

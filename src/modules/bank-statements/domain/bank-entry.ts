@@ -1,3 +1,4 @@
+import { DomainError } from '../../../shared/domain/domain-error';
 import { normalizePayerAccount, Payer } from '../../../shared/domain/payer';
 
 /** The bank file formats of contract §14, as the `format` query parameter names them. */
@@ -36,6 +37,8 @@ export interface BankCredit {
   /** the unstructured remittance text */
   reference: string | null;
   remittance: BankRemittanceLine[];
+  /** how the money came, when the format says (BAI2 type codes); else `other` */
+  method?: 'ach' | 'wire' | 'check' | 'other';
 }
 
 export type SkipReason = 'debit' | 'reversal' | 'not_booked' | 'deposit_total';
@@ -69,9 +72,9 @@ export class BankEntryError extends Error {
  * The file as a whole is unusable: not well formed, not the format named, truncated. Nothing
  * of it is imported (422).
  */
-export class BankFileRejectedError extends Error {
+export class BankFileRejectedError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super('invalid_bank_file', message);
     this.name = 'BankFileRejectedError';
   }
 }

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'payment.matched',
   'payment.needs_review',
   'payment.application_reversed',
+  'bank_statement.completed',
   'dispute.opened',
   'dispute.resolved',
 ] as const;

@@ -15,6 +15,8 @@ interface TransactionContext {
   outbox: DomainEvent[];
   /** Aggregates this transaction has written or locked, by `type:tenant:id` (see `remember`). */
   identities: Map<string, object>;
+  /** Run once the transaction has committed (see `afterCommit`). */
+  committed: (() => void)[];
 }
 
 /** A statement text's prepared-statement name (null: sent unnamed) and whether it only reads. */
@@ -147,10 +149,11 @@ export class UnitOfWork implements TransactionalEvents {
       await runner.connect();
       await beginTransaction(runner);
       try {
-        const ctx: TransactionContext = { runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map() };
+        const ctx: TransactionContext = { runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [] };
         const result = await this.storage.run(ctx, work);
         await this.outbox.write(runner.manager, ctx.outbox);
         await runner.commitTransaction();
+        for (const callback of ctx.committed) callback();
         return result;
       } catch (error) {
         await runner.rollbackTransaction().catch(() => undefined);
@@ -179,6 +182,16 @@ export class UnitOfWork implements TransactionalEvents {
 
   recall<T extends object>(key: string): T | undefined {
     return this.storage.getStore()?.identities.get(key) as T | undefined;
+  }
+
+  /**
+   * Runs `callback` once the current transaction has committed (never if it rolls back), e.g. to
+   * wake a worker for rows it could not see before; at once outside a transaction.
+   */
+  afterCommit(callback: () => void): void {
+    const ctx = this.storage.getStore();
+    if (ctx) ctx.committed.push(callback);
+    else callback();
   }
 
   /** Registers a handler that runs inside the transaction that recorded `type`. */

@@ -6,6 +6,7 @@ import { from, lastValueFrom, Observable } from 'rxjs';
 import { DomainError, ValidationError } from '../../domain/domain-error';
 import { UnitOfWork } from '../database/unit-of-work';
 import { AuthenticatedClient } from '../../http/authenticated-client';
+import { StreamedBody } from '../../http/streamed-body';
 
 const MAX_KEY_LENGTH = 255;
 const TTL_HOURS = 24;
@@ -51,9 +52,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const tenantId = request.user.tenantId;
-    const fingerprint = createHash('sha256')
-      .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
-      .digest('hex');
+    // A streamed body (a bank file) is fingerprinted by its bytes' digest, known once it has been read.
+    const body = request.body;
+    const fingerprint = async () =>
+      createHash('sha256')
+        .update(`${request.method} ${request.url}\n${body instanceof StreamedBody ? `sha256:${await body.digest()}` : canonicalJson(body ?? null)}`)
+        .digest('hex');
 
     return from(
       this.uow.run(async () => {
@@ -70,7 +74,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           [tenantId, key],
         );
         if (stored) {
-          if (stored.request_hash !== fingerprint) {
+          if (stored.request_hash !== (await fingerprint())) {
             throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with another request.');
           }
           reply.status(stored.response_status);
@@ -79,7 +83,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           return stored.response_body;
         }
         const status: number = Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
-        const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
+        const result = await lastValueFrom(next.handle(), { defaultValue: undefined });
         const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])));
         await this.uow.query(
           `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, response_headers, created_at, expires_at)
@@ -87,9 +91,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
            ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
              response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
              response_headers = EXCLUDED.response_headers, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
-          [tenantId, key, fingerprint, status, JSON.stringify(body ?? null), JSON.stringify(headers)],
+          [tenantId, key, await fingerprint(), status, JSON.stringify(result ?? null), JSON.stringify(headers)],
         );
-        return body;
+        return result;
       }),
     );
   }

@@ -177,12 +177,21 @@ function transaction(rec: LogicalRecord, position: number, group: Group, account
         payer: payerFromText(text),
         reference: cleanText(text) ?? cleanText(customerRef),
         remittance: [],
+        method: methodOf(type),
       },
     };
   } catch (error) {
     if (error instanceof BankEntryError) return { kind: 'error', position, code: error.code, message: error.message };
     throw error;
   }
+}
+
+/** BAI type codes by how the money came: lockbox and check deposits, ACH, wires (incoming money transfers). */
+function methodOf(type: number): 'ach' | 'wire' | 'check' | 'other' {
+  if ((type >= 110 && type <= 118) || (type >= 170 && type <= 190 && type !== 182)) return 'check';
+  if (type >= 140 && type <= 169) return 'ach';
+  if (type >= 191 && type <= 208) return 'wire';
+  return 'other';
 }
 
 /** How many fields each funds type adds after itself. */

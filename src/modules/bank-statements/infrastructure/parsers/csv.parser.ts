@@ -17,9 +17,11 @@ const MAX_RECORD_BYTES = 64 * 1024;
  * `bank_entry_id` alone, or by date, amount and row.
  */
 export async function* parseCsv(source: BankFileSource): AsyncGenerator<BankFileItem> {
-  const parser = Readable.from(source).pipe(
-    parse({ bom: true, trim: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES }),
-  );
+  const parser = parse({ bom: true, trim: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES });
+  const input = Readable.from(source);
+  // pipe() does not pass errors on: a failing source (a body over its limit) must end the parse with its error.
+  input.on('error', (error) => parser.destroy(error));
+  input.pipe(parser);
   let index: Map<Column, number> | null = null;
   let width = 0;
   let position = 0;

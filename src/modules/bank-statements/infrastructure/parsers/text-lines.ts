@@ -1,8 +1,9 @@
 import { TextDecoder } from 'node:util';
 import { BankFileRejectedError } from '../../domain/bank-entry';
 
-/** The body of an import as it arrives: chunks of bytes (or text, in tests). */
-export type BankFileSource = AsyncIterable<Buffer | Uint8Array | string>;
+import { BankFileSource } from '../../domain/bank-file-reader';
+
+export type { BankFileSource };
 
 /** No line of a record-based bank file (BAI2, MT940) is anywhere near this long. */
 export const MAX_LINE_BYTES = 64 * 1024;

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../config/config';
+import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
+import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { GroupOutcome, ProcessBankStatementGroupCommand } from '../application/process-bank-statement-group.command';
+import { BankStatementRepository } from '../domain/bank-statement.repository';
+
+/**
+ * Turns staged bank imports into payments, one import at a time per instance, one group of
+ * credits per transaction. An import is taken with a lease (bank_statements.lease_*) renewed by
+ * every group: several instances never work on one import, and an import whose worker died (its
+ * lease expired) is taken over by any instance — it resumes at its first pending entry. A new
+ * import wakes the worker as soon as its transaction commits; otherwise it looks every
+ * BANK_IMPORT_POLL_MS.
+ */
+@Injectable()
+export class BankStatementWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('BankStatementWorker');
+  /** this instance's worker identity (leases name it) */
+  private readonly owner = `worker-${randomUUID()}`;
+  private stopped = true;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private kicked = false;
+
+  constructor(
+    private readonly statements: BankStatementRepository,
+    private readonly commands: TransactionalCommandBus,
+    private readonly uow: UnitOfWork,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.workersEnabled) return;
+    this.stopped = false;
+    this.loop = this.run();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** A new import was committed: look now instead of at the next poll. */
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let worked = false;
+      try {
+        worked = await this.processOne();
+      } catch (error) {
+        this.logger.error(`bank import failed, to be retried: ${(error as Error).message}`);
+      }
+      if (!worked && !this.stopped) await this.idle();
+    }
+  }
+
+  /** Takes one import and works on it until it completes, the lease is lost, or the instance stops. */
+  private async processOne(): Promise<boolean> {
+    this.kicked = false;
+    const claimed = await this.uow.run(() => this.statements.claimNext(this.owner, this.config.bankImportLeaseSeconds));
+    if (!claimed) return false;
+    const { tenantId, id } = claimed;
+    let outcome: GroupOutcome = 'more';
+    try {
+      while (outcome === 'more' && !this.stopped) {
+        outcome = await this.commands.execute<GroupOutcome>(
+          new ProcessBankStatementGroupCommand(tenantId, id, this.owner, this.config.bankImportLeaseSeconds, this.config.bankImportGroupSize),
+        );
+      }
+    } finally {
+      // Stopping (or failing) halfway: hand the import back so another instance can resume it now.
+      if (outcome === 'more') await this.uow.run(() => this.statements.release(tenantId, id, this.owner)).catch(() => undefined);
+    }
+    if (outcome === 'lease_lost') this.logger.warn(`bank import ${id}: lease lost to another worker`);
+    return true;
+  }
+
+  private idle(): Promise<void> {
+    if (this.kicked) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.config.bankImportPollMs);
+      timer.unref();
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
