@@ -42,7 +42,7 @@ describe('bank import: crash mid-file', () => {
     expect(posted.status).toBe(202);
     const id = posted.body.id;
 
-    const first = await spawnApp(app.databaseUrl, workerEnv);
+    const first = await spawnApp(app.databaseUrl, workerEnv, 120_000);
     children.push(first.child);
     const midway = await until('the first worker to be halfway', async () => {
       const s = await statement(id);
@@ -54,7 +54,7 @@ describe('bank import: crash mid-file', () => {
     expect(atKill.entries_processed).toBeLessThan(600);
     expect(midway.entries_processed).toBeGreaterThan(0);
 
-    const second = await spawnApp(app.databaseUrl, workerEnv);
+    const second = await spawnApp(app.databaseUrl, workerEnv, 120_000);
     children.push(second.child);
     const done = await until('the import to complete on the second instance', async () => {
       const s = await statement(id);
@@ -75,5 +75,5 @@ describe('bank import: crash mid-file', () => {
       return s.status === 'completed' ? s : undefined;
     });
     expect(repeat).toMatchObject({ payments_created: 0, payments_existing: 600 });
-  }, 240_000);
+  }, 480_000);
 });

@@ -61,7 +61,7 @@ export function expectSigned(requests: ReturnType<WebhookReceiver['at']>, secret
 }
 
 /** The application in a child process (test/support/app-process.js) on an existing database. */
-export async function spawnApp(databaseUrl: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+export async function spawnApp(databaseUrl: string, env: Record<string, string>, startTimeoutMs = 20_000): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [join(__dirname, '..', '..', 'support', 'app-process.js')], {
     env: { ...process.env, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,7 +70,7 @@ export async function spawnApp(databaseUrl: string, env: Record<string, string>)
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`child app did not start: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`child app did not start: ${stderr}`)), startTimeoutMs);
     child.stdout!.on('data', (chunk) => {
       out += chunk;
       const m = /READY (\d+)/.exec(out);
