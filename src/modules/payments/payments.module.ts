@@ -2,16 +2,22 @@ import { Module } from '@nestjs/common';
 import { CustomersModule } from '../customers';
 import { InvoicingModule } from '../invoicing';
 import { SettingsModule } from '../settings';
+import { CashApplicationController } from './api/cash-application.controller';
 import { PaymentsController } from './api/payments.controller';
+import { GetCashApplicationStatsHandler } from './application/get-cash-application-stats.query';
+import { CashApplicationStatsReadModel } from './domain/cash-application-stats';
+import { SqlCashApplicationStatsReadModel } from './infrastructure/sql-cash-application-stats.read-model';
 import { AutoMatchPaymentHandler } from './application/auto-match-payment.handler';
 import { GetPaymentHandler } from './application/get-payment.query';
 import { ListPaymentsHandler } from './application/list-payments.query';
 import { MatchPaymentHandler } from './application/match-payment.command';
 import { RecordPaymentHandler } from './application/record-payment.command';
 import { ReverseApplicationHandler } from './application/reverse-application.command';
+import { MatchOutcomeRecorder } from './domain/match-outcome.recorder';
 import { PaymentRepository } from './domain/payment.repository';
 import { PaymentReadModel } from './application/payment-read-model';
 import { SqlPaymentReadModel } from './infrastructure/sql-payment-read-model';
+import { PrometheusMatchOutcomeRecorder } from './infrastructure/prometheus-match-outcome.recorder';
 import { SqlMatchCandidateSource } from './infrastructure/sql-match-candidate.source';
 import { AdvisoryCustomerMatchingLock } from './infrastructure/advisory-customer-matching.lock';
 import { CustomerMatchingLock, MatchCandidates } from './application/matching-ports';
@@ -19,12 +25,15 @@ import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repos
 
 @Module({
   imports: [CustomersModule, InvoicingModule, SettingsModule],
-  controllers: [PaymentsController],
+  controllers: [PaymentsController, CashApplicationController],
   providers: [
     { provide: PaymentRepository, useClass: TypeormPaymentRepository },
     { provide: MatchCandidates, useClass: SqlMatchCandidateSource },
     { provide: CustomerMatchingLock, useClass: AdvisoryCustomerMatchingLock },
     { provide: PaymentReadModel, useClass: SqlPaymentReadModel },
+    { provide: MatchOutcomeRecorder, useClass: PrometheusMatchOutcomeRecorder },
+    { provide: CashApplicationStatsReadModel, useClass: SqlCashApplicationStatsReadModel },
+    GetCashApplicationStatsHandler,
     AutoMatchPaymentHandler,
     RecordPaymentHandler,
     MatchPaymentHandler,

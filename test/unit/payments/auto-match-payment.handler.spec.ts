@@ -37,6 +37,7 @@ describe('AutoMatchPaymentHandler', () => {
       { lock: async (tenantId: string, customerId: string) => void locks.push(`${tenantId}:${customerId}`) } as CustomerMatchingLock,
       calendar,
       { get: async () => TenantSettings.defaults() } as TenantSettingsReader,
+      { record: () => undefined },
     );
     const event = payment.pullEvents()[0];
     return { run: () => handler.handle(event), pool };

@@ -7,6 +7,7 @@ import { CashApplication } from '../domain/cash-application.service';
 import { CashMatchingPolicy, MatchDecision } from '../domain/matching/cash-matching.policy';
 import { Payment } from '../domain/payment.aggregate';
 import { PAYMENT_CREATED } from '../domain/payment.events';
+import { MatchOutcomeRecorder } from '../domain/match-outcome.recorder';
 import { PaymentRepository } from '../domain/payment.repository';
 import { CustomerMatchingLock, MatchCandidates } from './matching-ports';
 
@@ -38,6 +39,7 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
     private readonly matchingLock: CustomerMatchingLock,
     private readonly calendar: TenantCalendar,
     private readonly settings: TenantSettingsReader,
+    private readonly outcomes: MatchOutcomeRecorder,
   ) {}
 
   onModuleInit(): void {
@@ -73,11 +75,13 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
       if (decision.identified) payment.identify(decision.identified.customerId, decision.identified.by, at.now);
       if (decision.outcome === 'unmatched') {
         if (decision.identified) await this.payments.save(payment);
+        this.outcomes.record(payment.tenantId, 'unmatched', null);
         return;
       }
       if (decision.outcome === 'review') {
         payment.needsReview(decision.rule, decision.suggestions, at.now);
         await this.payments.save(payment);
+        this.outcomes.record(payment.tenantId, 'needs_review', decision.rule);
         return;
       }
       const locked = await this.invoices.findByIdsForUpdate(payment.tenantId, decision.allocations.map((a) => a.invoiceId));
@@ -91,8 +95,10 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
         at,
       );
       await this.saveAll(payment, locked);
+      this.outcomes.record(payment.tenantId, payment.match.status, payment.match.rule);
       return;
     }
+    this.outcomes.record(payment.tenantId, 'unmatched', null);
     this.logger.warn(`payment ${payment.id}: candidates kept changing; left unmatched for a manual match`);
   }
 

@@ -1,5 +1,5 @@
 import { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Histogram, register, Registry } from 'prom-client';
 
 /**
  * Prometheus metrics: process defaults plus request durations by route template and status.
@@ -22,7 +22,8 @@ export function registerMetrics(fastify: FastifyInstance): Registry {
   });
   fastify.get('/metrics', async (_request, reply) => {
     void reply.header('Content-Type', registry.contentType);
-    return registry.metrics();
+    // Business counters (cash application) live in prom-client's default registry, shared by the modules that count.
+    return (await registry.metrics()) + (await register.metrics());
   });
   return registry;
 }
