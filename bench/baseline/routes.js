@@ -39,7 +39,10 @@ function newId(prefix) {
 function presentInvoice(r, day) {
   const total = Number(r.total);
   const paid = Number(r.amount_paid);
-  const overdue = isOverdueInvoice({ status: r.status, amountDue: total - paid, dueDate: r.due_date }, day);
+  const credited = Number(r.amount_credited);
+  const writtenOff = Number(r.amount_written_off);
+  const due = total - paid - credited - writtenOff;
+  const overdue = isOverdueInvoice({ status: r.status, amountDue: due, dueDate: r.due_date }, day);
   return {
     id: r.id,
     number: r.number,
@@ -66,7 +69,9 @@ function presentInvoice(r, day) {
     tax_total: Number(r.tax_total),
     total,
     amount_paid: paid,
-    amount_due: total - paid,
+    amount_credited: credited,
+    amount_written_off: writtenOff,
+    amount_due: due,
     overdue,
     days_past_due: overdue ? daysBetween(r.due_date, day) : 0,
     dispute: r.dispute_status
@@ -93,6 +98,7 @@ async function invoiceDetail(q, tenantId, id) {
   return {
     ...presentInvoice(r, today()),
     payments: (r.payment_ids ?? []).map((paymentId, k) => ({ payment_id: paymentId, application_id: r.application_ids[k], amount: Number(r.amounts[k]), applied_at: r.applied_ats[k].toISOString() })),
+    write_offs: (r.write_off_ids ?? []).map((id, k) => ({ id, amount: Number(r.write_off_amounts[k]), reason: r.write_off_reasons[k], created_at: r.write_off_ats[k].toISOString() })),
   };
 }
 
@@ -227,7 +233,7 @@ function registerInvoices(app, q, pool) {
       const due = new Date(Date.parse(`${day}T00:00:00Z`) + customer.payment_terms_days * DAY).toISOString().slice(0, 10);
       await tq('invoice_insert', sql.insertInvoice, [
         tenantId, invoiceId, number, customer.id, 'open', customer.currency, day, due, body.po_number ?? null, body.memo ?? null,
-        JSON.stringify(lines), subtotal, discount, tax, total, 0, null, null, null, null, null, JSON.stringify(body.metadata ?? {}), now, null, null, 1, now, now,
+        JSON.stringify(lines), subtotal, discount, tax, total, 0, null, null, null, null, null, JSON.stringify(body.metadata ?? {}), now, null, null, 1, now, now, 0, 0,
       ]);
       await tq('ledger_post', sql.ledgerPost, [tenantId, newId('led'), customer.id, day, 'invoice', 'invoice', invoiceId, number, `Invoice ${number}`, total, 0, now]);
       const object = { id: invoiceId, number, status: 'open', total };

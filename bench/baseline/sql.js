@@ -11,14 +11,14 @@ const { openInvoiceSql } = require('../../dist/shared/infrastructure/query/recei
 const INVOICE_VIEW_SELECT = `i.id, i.number, i.customer_id, c.name AS customer_name, c.email AS customer_email,
        i.status, i.currency, i.issue_date::text AS issue_date, i.due_date::text AS due_date, i.po_number, i.memo, i.line_items,
        i.subtotal::text AS subtotal, i.discount_total::text AS discount_total, i.tax_total::text AS tax_total, i.total::text AS total,
-       i.amount_paid::text AS amount_paid, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
+       i.amount_paid::text AS amount_paid, i.amount_credited::text AS amount_credited, i.amount_written_off::text AS amount_written_off, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
        i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.version, i.created_at, i.updated_at`;
 const INVOICE_FROM = `invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id`;
 const INVOICE_COLUMNS = [
   'tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo',
   'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason',
   'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'paid_on', 'version',
-  'created_at', 'updated_at',
+  'created_at', 'updated_at', 'amount_credited', 'amount_written_off',
 ];
 
 // src/modules/customers/infrastructure/customer-read-model.ts
@@ -40,7 +40,8 @@ module.exports.sql = {
   INVOICE_VIEW_SELECT,
   INVOICE_FROM,
   // InvoiceReadModel.get
-  invoiceById: `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
+  invoiceById: `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats,
+              w.write_off_ids, w.write_off_amounts, w.write_off_reasons, w.write_off_ats
          FROM ${INVOICE_FROM}
          LEFT JOIN LATERAL (
               SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
@@ -49,6 +50,13 @@ module.exports.sql = {
                      array_agg(pa.applied_at ORDER BY pa.applied_at, pa.id) AS applied_ats
                 FROM payment_applications pa
                WHERE pa.tenant_id = i.tenant_id AND pa.invoice_id = i.id AND pa.reversed_at IS NULL) a ON true
+         LEFT JOIN LATERAL (
+              SELECT array_agg(wo.id ORDER BY wo.created_at, wo.id) AS write_off_ids,
+                     array_agg(wo.amount::text ORDER BY wo.created_at, wo.id) AS write_off_amounts,
+                     array_agg(wo.reason ORDER BY wo.created_at, wo.id) AS write_off_reasons,
+                     array_agg(wo.created_at ORDER BY wo.created_at, wo.id) AS write_off_ats
+                FROM invoice_write_offs wo
+               WHERE wo.tenant_id = i.tenant_id AND wo.invoice_id = i.id) w ON true
         WHERE i.tenant_id = $1 AND i.id = $2`,
 
   // TypeormCustomerRepository.findById (customer.mapper.ts CUSTOMER_COLUMNS)

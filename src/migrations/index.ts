@@ -11,6 +11,7 @@ import { OneCurrencyPerCustomer1763801200200 } from './1763801200200-one-currenc
 import { TenantSettings1763801300000 } from './1763801300000-tenant-settings';
 import { Payers1763801400000 } from './1763801400000-payers';
 import { BankStatements1763801400100 } from './1763801400100-bank-statements';
+import { WriteOffs1763801500000 } from './1763801500000-write-offs';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   TenantSettings1763801300000,
   Payers1763801400000,
   BankStatements1763801400100,
+  WriteOffs1763801500000,
 ];

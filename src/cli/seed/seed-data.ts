@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { copyRow, CopyWriter } from './copy';
 import { CustomerRow, InvoiceRow, LedgerRow, PaymentRow, TenantGenerator } from './generate';
 import { customerSummaryRefreshSql } from '../../migrations/1763800400000-customer-summary';
-import { RECOUNT_FIGURES_SQL, recountBalanceAndOverdueSql } from '../../modules/customers/infrastructure/customer-figures.sql';
+import { RECOUNT_FIGURES_SQL, recountBalanceAndOverdueSql, recountReceivableTotalsSql } from '../../modules/customers/infrastructure/customer-figures.sql';
 import { overdueInvoiceSql } from '../../shared/infrastructure/query/receivable.sql';
 import { normalizePayerName } from '../../shared/domain/payer';
 import { ProgressBar } from './progress';
@@ -209,6 +209,7 @@ async function finishTenant(client: Client, tenantId: string, invoiceCount: numb
   await client.query(RECOUNT_FIGURES_SQL);
   await client.query(recountBalanceAndOverdueSql('$1', '$2'), [tenantId, today]);
   await client.query(customerSummaryRefreshSql('$1'), [tenantId]);
+  await client.query(recountReceivableTotalsSql('$1'), [tenantId]);
   await client.query('COMMIT');
   // The overdue scan (webhooks) notices each invoice once per due date it passes; a service
   // running through this history would have noticed every invoice overdue today already.

@@ -4,5 +4,7 @@ export { Invoice, type InvoiceCustomer, type CreateInvoiceParams, type InvoicePa
 export { InvoiceRepository, type OpenInvoiceQuery } from './domain/invoice.repository';
 export { INVOICE_STATUSES, isInvoiceStatus, type InvoiceStatus } from './domain/invoice-status';
 export { InvoiceEvents, type InvoiceEventType } from './domain/invoice.events';
-export { presentInvoice, isOverdue, type InvoiceJson, type InvoiceSnapshot, type CustomerSummary } from './domain/invoice.snapshot';
+export { presentInvoice, isOverdue, amountDueOf, type InvoiceJson, type InvoiceSnapshot, type CustomerSummary } from './domain/invoice.snapshot';
+export { WRITE_OFF_REASONS, isWriteOffReason, type WriteOffReason, type WriteOffRequest, type WriteOffSnapshot } from './domain/write-off';
+export { WriteOffInvoiceCommand } from './application/write-off-invoice.command';
 export { type LineItemInput, type LineItemSnapshot } from './domain/line-item.value-object';

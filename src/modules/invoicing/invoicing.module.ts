@@ -5,6 +5,7 @@ import { CreateInvoiceHandler } from './application/create-invoice.command';
 import { GetInvoiceHandler } from './application/get-invoice.query';
 import { ListInvoicesHandler } from './application/list-invoices.query';
 import { UpdateInvoiceHandler } from './application/update-invoice.command';
+import { WriteOffInvoiceHandler } from './application/write-off-invoice.command';
 import { InvoicesController } from './api/invoices.controller';
 import { InvoiceNumberRepository } from './domain/invoice-number.repository';
 import { InvoiceRepository } from './domain/invoice.repository';
@@ -22,6 +23,7 @@ import { TypeormInvoiceRepository } from './infrastructure/typeorm-invoice.repos
     { provide: InvoiceReadModel, useClass: SqlInvoiceReadModel },
     CreateInvoiceHandler,
     UpdateInvoiceHandler,
+    WriteOffInvoiceHandler,
     GetInvoiceHandler,
     ListInvoicesHandler,
   ],

@@ -8,7 +8,8 @@ export interface DomainEvent {
   readonly aggregateId: string;
   readonly tenantId: string;
   readonly occurredAt: Date;
-  readonly data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> };
+  /** `object` and `previous_attributes` (contract §10), and what an event adds beside them (`write_off`, `refund`). */
+  readonly data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown>; [detail: string]: unknown };
 }
 
 /**

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   lineItem: 'li',
   payment: 'pay',
   application: 'app',
+  writeOff: 'wo',
   webhook: 'wh',
   event: 'evt',
   delivery: 'whd',

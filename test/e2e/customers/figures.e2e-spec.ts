@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { OverdueFiguresJob } from '../../../src/modules/customers/infrastructure/overdue-figures.job';
 import { agingFromRow, agingSelectList } from '../../../src/modules/customers/infrastructure/aging.sql';
 import { emptyAging } from '../../../src/modules/customers';
@@ -8,6 +7,7 @@ import { FixedClock } from '../../../src/shared/domain/clock';
 import { INVOICE_STATUSES } from '../../../src/modules/invoicing';
 import { isOpenInvoice, isOverdueInvoice } from '../../../src/shared/domain/receivable';
 import { openInvoiceSql, overdueInvoiceSql } from '../../../src/shared/infrastructure/query/receivable.sql';
+import { operatorTransaction } from '../../support/operator-sql';
 import { TestApp, TestTenant } from '../../support/test-app';
 import { Receivables } from '../payments/support';
 
@@ -31,22 +31,7 @@ describe('stored figures and their guards', () => {
   });
   afterAll(() => app.close());
 
-  /** Runs statements in one transaction on a connection of its own, as an operator would; returns the commit's error. */
-  async function transaction(...statements: [string, unknown[]?][]): Promise<{ code?: string; constraint?: string; message: string } | null> {
-    const client = new Client({ connectionString: app.databaseUrl });
-    await client.connect();
-    try {
-      await client.query('BEGIN');
-      for (const [sql, params] of statements) await client.query(sql, params ?? []);
-      await client.query('COMMIT');
-      return null;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      return error as { code?: string; constraint?: string; message: string };
-    } finally {
-      await client.end();
-    }
-  }
+  const transaction = (...statements: [string, unknown[]?][]) => operatorTransaction(app.databaseUrl, ...statements);
 
   const customerRow = async (id: string) =>
     (

@@ -74,6 +74,14 @@ describe('every event type arrives signed', () => {
     const bad = await ok(app.post('/api/v1/invoices', { customer_id: customer.id, line_items: line(700) }, t.token), 201);
     await ok(app.patch(`/api/v1/invoices/${bad.id}`, { status: 'uncollectible' }, t.token), 200);
     expect(verified(await received('invoice.marked_uncollectible', bad.id)).event.data.object.status).toBe('uncollectible');
+
+    const small = await ok(app.post('/api/v1/invoices', { customer_id: customer.id, line_items: line(900) }, t.token), 201);
+    await ok(app.post(`/api/v1/invoices/${small.id}/write-off`, { amount: 150, reason: 'small_balance' }, t.token), 200);
+    const writtenOff = verified(await received('invoice.written_off', small.id));
+    expect(writtenOff.event.data).toMatchObject({
+      object: { amount_written_off: 150, amount_due: 750 },
+      write_off: { id: expect.stringMatching(/^wo_/), amount: 150, reason: 'small_balance' },
+    });
   });
 
   it('invoice.overdue, once, from the scheduled scan', async () => {

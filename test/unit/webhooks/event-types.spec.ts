@@ -3,9 +3,10 @@ import { ValidationError } from '../../../src/shared/domain/domain-error';
 
 describe('event filters', () => {
   it('knows the public event types', () => {
-    expect(EVENT_TYPES).toHaveLength(14);
+    expect(EVENT_TYPES).toHaveLength(15);
     expect(EVENT_TYPES).toContain('payment.needs_review');
     expect(EVENT_TYPES).toContain('bank_statement.completed');
+    expect(EVENT_TYPES).toContain('invoice.written_off');
     expect(EVENT_TYPES).toContain('invoice.marked_uncollectible');
     expect(EVENT_TYPES).toContain('payment.application_reversed');
   });

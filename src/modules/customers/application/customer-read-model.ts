@@ -29,6 +29,7 @@ export interface CustomerView {
 export interface ArSummary {
   total_invoiced: number;
   total_paid: number;
+  total_written_off: number;
   balance: number;
   unapplied_payments: number;
   overdue_amount: number;

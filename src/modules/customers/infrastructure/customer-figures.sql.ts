@@ -35,3 +35,16 @@ export function recountBalanceAndOverdueSql(tenant?: string, asOf?: string): str
          (overdue_amount, overdue_refresh_on) = (SELECT ${overdueAsOfSelectSql('c', day)})
    WHERE ${tenant ? `c.tenant_id = ${tenant}` : 'true'}`;
 }
+
+/**
+ * Recounts the customers' totals of what was written off (the AR summary's `total_written_off`:
+ * Σ write-offs, plus the amount due of invoices marked uncollectible), of one tenant when
+ * `tenant` names a parameter placeholder. Kept by triggers otherwise (migration 1763801500000).
+ */
+export function recountReceivableTotalsSql(tenant?: string): string {
+  return `
+  UPDATE customers c
+     SET total_written_off = COALESCE((SELECT SUM(i.amount_written_off + CASE WHEN i.status = 'uncollectible' THEN i.amount_due ELSE 0 END)
+                                         FROM invoices i WHERE i.tenant_id = c.tenant_id AND i.customer_id = c.id), 0)
+   WHERE ${tenant ? `c.tenant_id = ${tenant}` : 'true'}`;
+}

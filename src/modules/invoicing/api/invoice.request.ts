@@ -6,6 +6,7 @@ import { IsMetadata, ReadOnly } from '../../../shared/http/metadata.validator';
 import { IsAmount } from '../../../shared/http/request-bounds';
 import { INVOICE_STATUSES } from '../domain/invoice-status';
 import { MAX_LINES } from '../domain/invoice.aggregate';
+import { WRITE_OFF_REASONS } from '../domain/write-off';
 
 
 export class LineItemRequest {
@@ -64,10 +65,13 @@ class ReadOnlyInvoiceFields {
   @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() tax_total?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() total?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() amount_paid?: unknown;
+  @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() amount_credited?: unknown;
+  @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() amount_written_off?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() amount_due?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: Boolean }) @ReadOnly() overdue?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() days_past_due?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: [Object] }) @ReadOnly() payments?: unknown;
+  @ApiPropertyOptional({ readOnly: true, type: [Object] }) @ReadOnly() write_offs?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() version?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: String }) @ReadOnly() created_at?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: String }) @ReadOnly() updated_at?: unknown;
@@ -132,7 +136,10 @@ export class UpdateInvoiceRequest extends ReadOnlyInvoiceFields {
   @IsOptional()
   @IsMetadata()
   metadata?: Record<string, unknown> | null;
-  @ApiPropertyOptional({ type: [LineItemRequest], description: 'Replaces all lines. draft; open/partially_paid while the new total stays ≥ amount_paid' })
+  @ApiPropertyOptional({
+    type: [LineItemRequest],
+    description: 'Replaces all lines. draft; open/partially_paid while the new total stays ≥ amount_paid + amount_credited + amount_written_off',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMinSize(1)
@@ -145,6 +152,16 @@ export class UpdateInvoiceRequest extends ReadOnlyInvoiceFields {
   @ValidateNested()
   @Type(() => DisputeRequest)
   dispute?: DisputeRequest;
+}
+
+export class WriteOffInvoiceRequest {
+  @ApiPropertyOptional({ example: 450, minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units, at most the amount due; default: all of the amount due' })
+  @IsOptional()
+  @IsAmount(1)
+  amount?: number;
+  @ApiProperty({ enum: WRITE_OFF_REASONS, example: 'small_balance' })
+  @IsIn(WRITE_OFF_REASONS)
+  reason: string;
 }
 
 export class ListInvoicesRequest {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { INVOICE_STATUSES } from '../domain/invoice-status';
+import { WRITE_OFF_REASONS } from '../domain/write-off';
 
 export class InvoiceCustomerResponse {
   @ApiProperty({ example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd' }) id: string;
@@ -49,8 +50,10 @@ export class InvoiceResponse {
   @ApiProperty({ example: 500 }) discount_total: number;
   @ApiProperty({ example: 1196 }) tax_total: number;
   @ApiProperty({ example: 15696, description: 'subtotal − discount_total + tax_total' }) total: number;
-  @ApiProperty({ example: 0 }) amount_paid: number;
-  @ApiProperty({ example: 15696, description: 'total − amount_paid' }) amount_due: number;
+  @ApiProperty({ example: 0, description: 'Σ active payment applications' }) amount_paid: number;
+  @ApiProperty({ example: 0, description: 'Σ credit notes applied' }) amount_credited: number;
+  @ApiProperty({ example: 0, description: 'Σ write-offs' }) amount_written_off: number;
+  @ApiProperty({ example: 15696, description: 'total − amount_paid − amount_credited − amount_written_off' }) amount_due: number;
   @ApiProperty({ example: false, description: 'open or partially paid, amount due > 0 and due_date before today' }) overdue: boolean;
   @ApiProperty({ example: 0 }) days_past_due: number;
   @ApiProperty({ type: DisputeResponse, nullable: true }) dispute: DisputeResponse | null;
@@ -60,8 +63,16 @@ export class InvoiceResponse {
   @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
 }
 
+export class WriteOffResponse {
+  @ApiProperty({ example: 'wo_01jc9x7m3ef0ab6yr2t0n4q8zd' }) id: string;
+  @ApiProperty({ example: 450, description: 'Minor units' }) amount: number;
+  @ApiProperty({ enum: WRITE_OFF_REASONS, example: 'small_balance' }) reason: string;
+  @ApiProperty({ example: '2026-01-21T12:00:00.000Z' }) created_at: string;
+}
+
 export class InvoiceDetailResponse extends InvoiceResponse {
   @ApiProperty({ type: [InvoicePaymentResponse], description: 'Active payment applications' }) payments: InvoicePaymentResponse[];
+  @ApiProperty({ type: [WriteOffResponse], description: 'Write-offs, oldest first' }) write_offs: WriteOffResponse[];
 }
 
 export class InvoicePageResponse {

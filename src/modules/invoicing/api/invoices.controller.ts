@@ -15,9 +15,10 @@ import { CreateInvoiceCommand, CreateInvoiceInput } from '../application/create-
 import { GetInvoiceQuery } from '../application/get-invoice.query';
 import { ListInvoicesQuery } from '../application/list-invoices.query';
 import { UpdateInvoiceCommand, UpdateInvoiceInput } from '../application/update-invoice.command';
+import { WriteOffInvoiceCommand } from '../application/write-off-invoice.command';
 import { InvoiceJson } from '../domain/invoice.snapshot';
 import { InvoiceDetailView } from '../application/invoice-read-model';
-import { CreateInvoiceRequest, ListInvoicesRequest, UpdateInvoiceRequest } from './invoice.request';
+import { CreateInvoiceRequest, ListInvoicesRequest, UpdateInvoiceRequest, WriteOffInvoiceRequest } from './invoice.request';
 import { InvoiceDetailResponse, InvoicePageResponse } from './invoice.response';
 
 /** If-Match (RFC 9110 §13.1.1): strong comparison, so weak tags never match; `*` matches any. */
@@ -169,9 +170,42 @@ export class InvoicesController implements OnModuleInit {
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<InvoiceDetailView> {
-    // Read back in the command's transaction, under its row lock: the response is this change, not a later one.
+    return this.changeAndRead(client, id, new UpdateInvoiceCommand(client.tenantId, id, body as unknown as UpdateInvoiceInput, parseIfMatch(ifMatch)), reply);
+  }
+
+  @Post(':id/write-off')
+  @HttpCode(200)
+  @RequireScopes('invoices:write')
+  @ApiOperation({
+    summary: 'Write off part or all of the amount due',
+    description:
+      'Open and partially paid invoices only. Default amount: all of the amount due. When nothing is left due the invoice is `paid` if anything was paid or credited, else `uncollectible`. Posts a `write_off` ledger credit dated today and emits `invoice.written_off`. Write-offs are final. Honours Idempotency-Key.',
+  })
+  @ApiParam({ name: 'id', example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiBody({
+    type: WriteOffInvoiceRequest,
+    examples: {
+      smallBalance: { summary: 'A small balance left after a payment', value: { amount: 450, reason: 'small_balance' } },
+      badDebt: { summary: 'All of the amount due', value: { reason: 'bad_debt' } },
+    },
+  })
+  @ApiResponse({ status: 200, type: InvoiceDetailResponse, description: 'The invoice, with the write-off in `write_offs`', headers: { ETag: { description: 'Strong entity tag: the new version', schema: { type: 'string' } } } })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed (unknown reason, amount not a positive integer)' })
+  @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found' })
+  @ApiResponse({ status: 409, type: ProblemResponse, description: 'invalid_state (not open or partially paid, nothing due) or conflict (amount beyond the amount due)' })
+  async writeOff(
+    @CurrentClient() client: AuthenticatedClient,
+    @Param('id') id: string,
+    @Body() body: WriteOffInvoiceRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<InvoiceDetailView> {
+    return this.changeAndRead(client, id, new WriteOffInvoiceCommand(client.tenantId, id, { amount: body.amount, reason: body.reason }), reply);
+  }
+
+  /** Runs a command that changes the invoice and reads it back in the command's transaction, under its row lock: the response is this change, not a later one. */
+  private async changeAndRead(client: AuthenticatedClient, id: string, command: object, reply: FastifyReply): Promise<InvoiceDetailView> {
     const invoice = await this.uow.run(async () => {
-      await this.commands.execute(new UpdateInvoiceCommand(client.tenantId, id, body as unknown as UpdateInvoiceInput, parseIfMatch(ifMatch)));
+      await this.commands.execute(command);
       return this.queries.execute<GetInvoiceQuery, InvoiceDetailView>(new GetInvoiceQuery(client.tenantId, id));
     });
     etag(reply, invoice);

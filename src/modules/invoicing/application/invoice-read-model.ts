@@ -1,5 +1,6 @@
 import { Page } from '../../../shared/domain/pagination';
 import { InvoiceJson } from '../domain/invoice.snapshot';
+import { WriteOffJson } from '../domain/write-off';
 
 export interface InvoicePaymentView {
   payment_id: string;
@@ -10,6 +11,7 @@ export interface InvoicePaymentView {
 
 export interface InvoiceDetailView extends InvoiceJson {
   payments: InvoicePaymentView[];
+  write_offs: WriteOffJson[];
 }
 
 /** Raw list query parameters (strings, as they arrive). */

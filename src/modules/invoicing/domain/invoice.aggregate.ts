@@ -4,11 +4,12 @@ import { ConflictError, InvalidStateError, ValidationError } from '../../../shar
 import { newId } from '../../../shared/domain/ids';
 import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
 import { InvoiceEvents, InvoiceEventType } from './invoice.events';
-import { CustomerSummary, DisputeSnapshot, InvoiceJson, InvoiceSnapshot, isOverdue, presentInvoice } from './invoice.snapshot';
+import { amountDueOf, CustomerSummary, DisputeSnapshot, InvoiceJson, InvoiceSnapshot, isOverdue, presentInvoice } from './invoice.snapshot';
 import { isOpenStatus } from '../../../shared/domain/receivable';
 import { EDITABLE_FIELDS, INVOICE_STATUSES, InvoiceStatus, isInvoiceStatus, PATCH_TRANSITIONS } from './invoice-status';
 import { LineItem, LineItemInput, LineItemSnapshot, totalsOf } from './line-item.value-object';
 import { ReceivableMovement } from './receivable-movement';
+import { isWriteOffReason, presentWriteOff, WRITE_OFF_REASONS, WriteOffRequest, WriteOffSnapshot } from './write-off';
 
 /** What the invoice needs to know about its customer when it is created or moved to another one. */
 export interface InvoiceCustomer extends CustomerSummary {
@@ -83,9 +84,22 @@ function validInvoiceNumber(value: unknown): string {
   return n;
 }
 
-function statusFromPayments(s: InvoiceSnapshot): InvoiceStatus {
-  if (s.amountPaid === 0) return 'open';
-  return s.total - s.amountPaid === 0 ? 'paid' : 'partially_paid';
+/**
+ * The status that follows from what settled the invoice (contract §15): nothing yet — open;
+ * something paid or credited — partially paid, or paid once nothing is due; written off only
+ * (nothing paid or credited) — still open while something is due, uncollectible once nothing is.
+ */
+function statusFromSettlements(s: InvoiceSnapshot): InvoiceStatus {
+  const received = s.amountPaid + s.amountCredited;
+  if (received + s.amountWrittenOff === 0) return 'open';
+  if (amountDueOf(s) > 0) return received > 0 ? 'partially_paid' : 'open';
+  return received > 0 ? 'paid' : 'uncollectible';
+}
+
+/** What a change of status by settlement announces beyond `invoice.updated`. */
+function settlementEvent(from: InvoiceStatus, to: InvoiceStatus): InvoiceEventType | null {
+  if (to === from) return null;
+  return to === 'paid' ? InvoiceEvents.paid : to === 'uncollectible' ? InvoiceEvents.markedUncollectible : null;
 }
 
 function parseLines(inputs: unknown, existing: readonly LineItemSnapshot[] = []): LineItemSnapshot[] {
@@ -138,6 +152,7 @@ export class Invoice extends AggregateRoot {
   /** the version the row has in the database (0: not inserted yet) */
   private persistedVersion: number;
   private movements: ReceivableMovement[] = [];
+  private writeOffs: WriteOffSnapshot[] = [];
 
   private constructor(snapshot: InvoiceSnapshot, persistedVersion: number) {
     super();
@@ -181,6 +196,8 @@ export class Invoice extends AggregateRoot {
         taxTotal: totals.tax_total,
         total: totals.total,
         amountPaid: 0,
+        amountCredited: 0,
+        amountWrittenOff: 0,
         dispute: null,
         metadata: { ...(p.metadata ?? {}) },
         finalizedAt: status === 'open' ? now : null,
@@ -213,7 +230,9 @@ export class Invoice extends AggregateRoot {
   get status(): InvoiceStatus { return this.s.status; }
   get total(): Money { return Money.of(this.s.total, this.s.currency); }
   get amountPaid(): Money { return Money.of(this.s.amountPaid, this.s.currency); }
-  get amountDue(): Money { return Money.of(this.s.total - this.s.amountPaid, this.s.currency); }
+  get amountCredited(): Money { return Money.of(this.s.amountCredited, this.s.currency); }
+  get amountWrittenOff(): Money { return Money.of(this.s.amountWrittenOff, this.s.currency); }
+  get amountDue(): Money { return Money.of(amountDueOf(this.s), this.s.currency); }
   get issueDate(): string { return this.s.issueDate; }
   get dueDate(): string { return this.s.dueDate; }
   get isDisputed(): boolean { return this.s.dispute?.status === 'open'; }
@@ -243,6 +262,13 @@ export class Invoice extends AggregateRoot {
     const movements = this.movements;
     this.movements = [];
     return movements;
+  }
+
+  /** Write-offs made since the last save, for the repository to insert. */
+  pullWriteOffs(): WriteOffSnapshot[] {
+    const writeOffs = this.writeOffs;
+    this.writeOffs = [];
+    return writeOffs;
   }
 
   /**
@@ -308,11 +334,11 @@ export class Invoice extends AggregateRoot {
       throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; only open or partially paid invoices take payments.`);
     }
     this.assertAmount(amount, `application ${applicationId} of payment ${paymentId}`);
-    const due = this.s.total - this.s.amountPaid;
+    const due = amountDueOf(this.s);
     if (amount.amount > due) {
       throw new ConflictError(`${amount.amount} exceeds the ${due} due on invoice ${this.s.number}.`);
     }
-    this.changeAmountPaid(this.s.amountPaid + amount.amount, at, paymentDate);
+    this.settle({ amountPaid: this.s.amountPaid + amount.amount }, at, paymentDate);
   }
 
   /** Takes back an application (payment reversed or re-matched): paid/partially paid → partially paid/open. */
@@ -324,7 +350,39 @@ export class Invoice extends AggregateRoot {
     if (amount.amount > this.s.amountPaid) {
       throw new ConflictError(`${amount.amount} exceeds the ${this.s.amountPaid} paid on invoice ${this.s.number}.`);
     }
-    this.changeAmountPaid(this.s.amountPaid - amount.amount, at, at.today);
+    this.settle({ amountPaid: this.s.amountPaid - amount.amount }, at, at.today);
+  }
+
+  /**
+   * Writes off part or all of the amount due (contract §15): `POST /invoices/:id/write-off`, and
+   * the short-pay tolerance of cash application, which calls it on the invoice it has just
+   * applied a payment to, in the same transaction (reason `short_pay`, `settledOn` the payment's
+   * date). When nothing is left due the invoice is paid if anything was paid or credited, else
+   * uncollectible. Records a `write_off` ledger credit dated today and `invoice.written_off`.
+   */
+  writeOff(request: WriteOffRequest, at: BusinessTime): WriteOffSnapshot {
+    if (!isWriteOffReason(request.reason)) throw ValidationError.field('reason', `reason must be one of ${WRITE_OFF_REASONS.join(', ')}`);
+    if (!isOpenStatus(this.s.status)) {
+      throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; only open or partially paid invoices can be written off.`);
+    }
+    const due = amountDueOf(this.s);
+    if (due === 0) throw new InvalidStateError(`Invoice ${this.s.number} has nothing due to write off.`);
+    const amount = request.amount ?? due;
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw ValidationError.field('amount', 'amount must be a positive integer in minor units');
+    if (amount > due) throw new ConflictError(`${amount} exceeds the ${due} due on invoice ${this.s.number}.`);
+    const writeOff: WriteOffSnapshot = { id: newId('wo'), amount, reason: request.reason, createdAt: at.now };
+    this.writeOffs.push(writeOff);
+    this.movements.push({
+      type: 'write_off',
+      date: at.today,
+      debit: 0,
+      credit: amount,
+      description: `Invoice ${this.s.number} written off (${request.reason.replace('_', ' ')})`,
+    });
+    this.settle({ amountWrittenOff: this.s.amountWrittenOff + amount }, at, request.settledOn ?? at.today, (invoice) =>
+      invoice.recordEvent(InvoiceEvents.writtenOff, at, undefined, { write_off: presentWriteOff(writeOff) }),
+    );
+    return { ...writeOff };
   }
 
   // ---- internals ----
@@ -336,16 +394,31 @@ export class Invoice extends AggregateRoot {
     if (!amount.isPositive()) throw ValidationError.field('amount', 'amount must be greater than 0');
   }
 
-  /** `paidOn`: the date the money arrived, kept as the date paid if this change settles the invoice. */
-  private changeAmountPaid(amountPaid: number, at: BusinessTime, paidOn: string): void {
+  /**
+   * Changes what settled the invoice and the status that follows. `paidOn`: the date the money
+   * arrived, kept as the date paid if this change settles the invoice. `announce` records the
+   * event of the change itself, between `invoice.updated` and the status events.
+   */
+  private settle(
+    change: Partial<Pick<InvoiceSnapshot, 'amountPaid' | 'amountCredited' | 'amountWrittenOff'>>,
+    at: BusinessTime,
+    paidOn: string,
+    announce?: (invoice: Invoice) => void,
+  ): void {
     const before = presentInvoice(this.s, at.today);
-    this.s.amountPaid = amountPaid;
-    this.s.status = statusFromPayments(this.s);
-    this.s.paidAt = this.s.status === 'paid' ? at.now : null;
-    this.s.paidOn = this.s.status === 'paid' ? paidOn : null;
+    const from = this.s.status;
+    Object.assign(this.s, change);
+    this.s.status = statusFromSettlements(this.s);
+    const stillPaid = from === 'paid' && this.s.status === 'paid';
+    if (!stillPaid) {
+      this.s.paidAt = this.s.status === 'paid' ? at.now : null;
+      this.s.paidOn = this.s.status === 'paid' ? paidOn : null;
+    }
     this.touch(at.now);
     this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, presentInvoice(this.s, at.today)));
-    if (this.s.status === 'paid') this.recordEvent(InvoiceEvents.paid, at);
+    announce?.(this);
+    const event = settlementEvent(from, this.s.status);
+    if (event) this.recordEvent(event, at);
   }
 
   private replaceLines(next: InvoiceSnapshot, inputs: LineItemInput[], today: string, movements: ReceivableMovement[], events: InvoiceEventType[]): void {
@@ -356,8 +429,9 @@ export class Invoice extends AggregateRoot {
     next.taxTotal = totals.tax_total;
     next.total = totals.total;
     if (next.status === 'draft') return;
-    if (next.total < next.amountPaid) {
-      throw new InvalidStateError(`The new total ${next.total} would be less than the ${next.amountPaid} already paid.`);
+    const settled = next.amountPaid + next.amountCredited + next.amountWrittenOff;
+    if (next.total < settled) {
+      throw new InvalidStateError(`The new total ${next.total} would be less than the ${settled} already paid, credited or written off.`);
     }
     const delta = next.total - this.s.total;
     movements.push({
@@ -367,9 +441,10 @@ export class Invoice extends AggregateRoot {
       credit: Math.max(-delta, 0),
       description: `Invoice ${next.number} lines changed`,
     });
-    if (next.amountPaid > 0) {
-      const status = statusFromPayments(next);
-      if (status === 'paid' && next.status !== 'paid') events.push(InvoiceEvents.paid);
+    if (settled > 0) {
+      const status = statusFromSettlements(next);
+      const event = settlementEvent(next.status, status);
+      if (event) events.push(event);
       next.status = status;
     }
   }
@@ -380,7 +455,7 @@ export class Invoice extends AggregateRoot {
       if (next.dispute?.status === 'open') throw new InvalidStateError(`Invoice ${next.number} already has an open dispute.`);
       const reason = text('dispute.reason', input.reason, 1000);
       if (!reason) throw ValidationError.field('dispute.reason', 'dispute.reason is required to open a dispute', 'required');
-      const due = next.total - next.amountPaid;
+      const due = amountDueOf(next);
       const amount = input.amount ?? (due > 0 ? due : next.total);
       if (!Number.isSafeInteger(amount) || amount <= 0 || amount > next.total) {
         throw ValidationError.field('dispute.amount', `dispute.amount must be an integer from 1 to the invoice total (${next.total})`);
@@ -417,7 +492,7 @@ export class Invoice extends AggregateRoot {
           : `An invoice cannot go from ${from} to ${to}.`,
       );
     }
-    const due = next.total - next.amountPaid;
+    const due = amountDueOf(next);
     if (from === 'draft' && to === 'open') {
       next.status = 'open';
       next.finalizedAt = now;
@@ -425,6 +500,9 @@ export class Invoice extends AggregateRoot {
       events.push(InvoiceEvents.finalized);
     } else if (to === 'void') {
       if (next.amountPaid !== 0) throw new InvalidStateError(`Invoice ${next.number} has payments applied; reverse them before voiding.`);
+      if (next.amountCredited !== 0 || next.amountWrittenOff !== 0) {
+        throw new InvalidStateError(`Invoice ${next.number} has been credited or written off; it cannot be voided.`);
+      }
       if (from === 'open') {
         movements.push({ type: 'void', date: today, debit: 0, credit: next.total, description: `Invoice ${next.number} voided` });
       }
@@ -435,9 +513,11 @@ export class Invoice extends AggregateRoot {
       next.status = 'uncollectible';
       events.push(InvoiceEvents.markedUncollectible);
     } else {
-      // uncollectible → open: what was written off is owed again.
+      // uncollectible → open: what was written off is owed again. An invoice written off in full by
+      // write-offs (§15) has nothing left to owe: write-offs are final.
+      if (due === 0) throw new InvalidStateError(`Invoice ${next.number} was written off in full; write-offs cannot be undone.`);
       movements.push({ type: 'adjustment', date: today, debit: due, credit: 0, description: `Invoice ${next.number} reopened` });
-      next.status = statusFromPayments(next);
+      next.status = statusFromSettlements(next);
     }
   }
 
@@ -452,14 +532,18 @@ export class Invoice extends AggregateRoot {
     this.version = this.s.version;
   }
 
-  private recordEvent(type: InvoiceEventType, at: BusinessTime, previous?: Record<string, unknown>): void {
+  private recordEvent(type: InvoiceEventType, at: BusinessTime, previous?: Record<string, unknown>, detail?: Record<string, unknown>): void {
     this.record({
       type,
       aggregateType: 'invoice',
       aggregateId: this.s.id,
       tenantId: this.s.tenantId,
       occurredAt: at.now,
-      data: { object: presentInvoice(this.s, at.today) as unknown as Record<string, unknown>, ...(previous ? { previous_attributes: previous } : {}) },
+      data: {
+        object: presentInvoice(this.s, at.today) as unknown as Record<string, unknown>,
+        ...(previous ? { previous_attributes: previous } : {}),
+        ...detail,
+      },
     });
   }
 }

@@ -6,6 +6,7 @@ export const InvoiceEvents = {
   paid: 'invoice.paid',
   voided: 'invoice.voided',
   markedUncollectible: 'invoice.marked_uncollectible',
+  writtenOff: 'invoice.written_off',
   disputeOpened: 'dispute.opened',
   disputeResolved: 'dispute.resolved',
 } as const;

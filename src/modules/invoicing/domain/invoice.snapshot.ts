@@ -40,6 +40,10 @@ export interface InvoiceSnapshot {
   taxTotal: number;
   total: number;
   amountPaid: number;
+  /** Σ the credit notes applied to it (contract §15) */
+  amountCredited: number;
+  /** Σ its write-offs (contract §15) */
+  amountWrittenOff: number;
   dispute: DisputeSnapshot | null;
   metadata: Record<string, unknown>;
   finalizedAt: Date | null;
@@ -68,6 +72,8 @@ export interface InvoiceJson {
   tax_total: number;
   total: number;
   amount_paid: number;
+  amount_credited: number;
+  amount_written_off: number;
   amount_due: number;
   overdue: boolean;
   days_past_due: number;
@@ -78,9 +84,17 @@ export interface InvoiceJson {
   updated_at: string;
 }
 
+/** What settles an invoice: payments, credit notes and write-offs (contract §15). */
+export type InvoiceSettlements = Pick<InvoiceSnapshot, 'total' | 'amountPaid' | 'amountCredited' | 'amountWrittenOff'>;
+
+/** Contract §15: `amount_due = total − amount_paid − amount_credited − amount_written_off` (the database's generated column too). */
+export function amountDueOf(s: InvoiceSettlements): number {
+  return s.total - s.amountPaid - s.amountCredited - s.amountWrittenOff;
+}
+
 /** Contract §7: still expecting money, something left to pay, and due before today (shared/domain/receivable.ts). */
-export function isOverdue(s: Pick<InvoiceSnapshot, 'status' | 'total' | 'amountPaid' | 'dueDate'>, today: string): boolean {
-  return isOverdueInvoice({ status: s.status, amountDue: s.total - s.amountPaid, dueDate: s.dueDate }, today);
+export function isOverdue(s: Pick<InvoiceSnapshot, 'status' | 'dueDate'> & InvoiceSettlements, today: string): boolean {
+  return isOverdueInvoice({ status: s.status, amountDue: amountDueOf(s), dueDate: s.dueDate }, today);
 }
 
 /** The invoice's public JSON (contract §7, without the detail-only `payments`). */
@@ -106,7 +120,9 @@ export function presentInvoice(s: InvoiceView, today: string): InvoiceJson {
     tax_total: s.taxTotal,
     total: s.total,
     amount_paid: s.amountPaid,
-    amount_due: s.total - s.amountPaid,
+    amount_credited: s.amountCredited,
+    amount_written_off: s.amountWrittenOff,
+    amount_due: amountDueOf(s),
     overdue,
     days_past_due: overdue ? daysBetween(s.dueDate, today) : 0,
     dispute: s.dispute

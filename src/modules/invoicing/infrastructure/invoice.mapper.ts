@@ -24,6 +24,8 @@ export interface InvoiceRow {
   tax_total: string;
   total: string;
   amount_paid: string;
+  amount_credited: string;
+  amount_written_off: string;
   dispute_status: 'open' | 'resolved' | null;
   dispute_reason: string | null;
   dispute_amount: string | null;
@@ -42,7 +44,7 @@ export interface InvoiceRow {
 export const INVOICE_VIEW_SELECT = `i.id, i.number, i.customer_id, c.name AS customer_name, c.email AS customer_email,
        i.status, i.currency, i.issue_date::text AS issue_date, i.due_date::text AS due_date, i.po_number, i.memo, i.line_items,
        i.subtotal::text AS subtotal, i.discount_total::text AS discount_total, i.tax_total::text AS tax_total, i.total::text AS total,
-       i.amount_paid::text AS amount_paid, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
+       i.amount_paid::text AS amount_paid, i.amount_credited::text AS amount_credited, i.amount_written_off::text AS amount_written_off, i.dispute_status, i.dispute_reason, i.dispute_amount::text AS dispute_amount,
        i.dispute_opened_at, i.dispute_resolved_at, i.metadata, i.version, i.created_at, i.updated_at`;
 
 /** Select list for a whole InvoiceRow (what the aggregate is restored from). */
@@ -55,7 +57,7 @@ export const INVOICE_COLUMNS = [
   'tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo',
   'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason',
   'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'paid_on', 'version',
-  'created_at', 'updated_at',
+  'created_at', 'updated_at', 'amount_credited', 'amount_written_off',
 ] as const;
 
 /** A row as the read models select it (INVOICE_VIEW_SELECT). */
@@ -84,6 +86,8 @@ export const InvoiceMapper = {
       taxTotal: toSafeNumber(row.tax_total),
       total: toSafeNumber(row.total),
       amountPaid: toSafeNumber(row.amount_paid),
+      amountCredited: toSafeNumber(row.amount_credited),
+      amountWrittenOff: toSafeNumber(row.amount_written_off),
       dispute: row.dispute_status
         ? {
             status: row.dispute_status,
@@ -111,6 +115,7 @@ export const InvoiceMapper = {
       JSON.stringify(s.lineItems), s.subtotal, s.discountTotal, s.taxTotal, s.total, s.amountPaid,
       s.dispute?.status ?? null, s.dispute?.reason ?? null, s.dispute?.amount ?? null, s.dispute?.openedAt ?? null,
       s.dispute?.resolvedAt ?? null, JSON.stringify(s.metadata), s.finalizedAt, s.paidAt, s.paidOn, s.version, s.createdAt, s.updatedAt,
+      s.amountCredited, s.amountWrittenOff,
     ];
   },
 };

@@ -10,6 +10,7 @@ import { overdueInvoiceSql } from '../../../shared/infrastructure/query/receivab
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { InvoiceJson, presentInvoice } from '../domain/invoice.snapshot';
 import { INVOICE_STATUSES, isInvoiceStatus } from '../domain/invoice-status';
+import { presentWriteOff, WriteOffReason } from '../domain/write-off';
 import { INVOICE_FROM, INVOICE_VIEW_SELECT, InvoiceMapper, InvoiceViewRow } from './invoice.mapper';
 import { InvoicePaymentView, InvoiceDetailView, InvoiceListFilters, InvoiceReadModel } from '../application/invoice-read-model';
 
@@ -48,10 +49,11 @@ function range(fromField: string, toField: string, from: string | number | undef
 /** Invoice list and detail read straight from SQL into the public representation. */
 /**
  * The invoice detail in one statement: the invoice with its active payment applications (the
- * payments module's `payment_applications`) as parallel arrays, in the order they were applied.
- * Built once: the unit of work names prepared statements by their text.
+ * payments module's `payment_applications`) and its write-offs as parallel arrays, in the order
+ * they were made. Built once: the unit of work names prepared statements by their text.
  */
-const INVOICE_DETAIL_SQL = `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats
+const INVOICE_DETAIL_SQL = `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats,
+        w.write_off_ids, w.write_off_amounts, w.write_off_reasons, w.write_off_ats
    FROM ${INVOICE_FROM}
    LEFT JOIN LATERAL (
         SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
@@ -60,7 +62,25 @@ const INVOICE_DETAIL_SQL = `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.appl
                array_agg(pa.applied_at ORDER BY pa.applied_at, pa.id) AS applied_ats
           FROM payment_applications pa
          WHERE pa.tenant_id = i.tenant_id AND pa.invoice_id = i.id AND pa.reversed_at IS NULL) a ON true
+   LEFT JOIN LATERAL (
+        SELECT array_agg(wo.id ORDER BY wo.created_at, wo.id) AS write_off_ids,
+               array_agg(wo.amount::text ORDER BY wo.created_at, wo.id) AS write_off_amounts,
+               array_agg(wo.reason ORDER BY wo.created_at, wo.id) AS write_off_reasons,
+               array_agg(wo.created_at ORDER BY wo.created_at, wo.id) AS write_off_ats
+          FROM invoice_write_offs wo
+         WHERE wo.tenant_id = i.tenant_id AND wo.invoice_id = i.id) w ON true
   WHERE i.tenant_id = $1 AND i.id = $2`;
+
+type InvoiceDetailRow = InvoiceViewRow & {
+  payment_ids: string[] | null;
+  application_ids: string[];
+  amounts: string[];
+  applied_ats: Date[];
+  write_off_ids: string[] | null;
+  write_off_amounts: string[];
+  write_off_reasons: WriteOffReason[];
+  write_off_ats: Date[];
+};
 
 @Injectable()
 export class SqlInvoiceReadModel extends InvoiceReadModel {
@@ -137,10 +157,7 @@ export class SqlInvoiceReadModel extends InvoiceReadModel {
 
   async get(tenantId: string, id: string): Promise<InvoiceDetailView> {
     if (!isValidId(id, 'inv')) throw new NotFoundError('Invoice', id);
-    const [row] = await this.uow.query<InvoiceViewRow & { payment_ids: string[] | null; application_ids: string[]; amounts: string[]; applied_ats: Date[] }>(
-      INVOICE_DETAIL_SQL,
-      [tenantId, id],
-    );
+    const [row] = await this.uow.query<InvoiceDetailRow>(INVOICE_DETAIL_SQL, [tenantId, id]);
     if (!row) throw new NotFoundError('Invoice', id);
     const payments: InvoicePaymentView[] = (row.payment_ids ?? []).map((paymentId, k) => ({
       payment_id: paymentId,
@@ -148,6 +165,9 @@ export class SqlInvoiceReadModel extends InvoiceReadModel {
       amount: toSafeNumber(row.amounts[k]),
       applied_at: row.applied_ats[k].toISOString(),
     }));
-    return { ...presentInvoice(InvoiceMapper.toView(row), await this.calendar.today(tenantId)), payments };
+    const writeOffs = (row.write_off_ids ?? []).map((writeOffId, k) =>
+      presentWriteOff({ id: writeOffId, amount: toSafeNumber(row.write_off_amounts[k]), reason: row.write_off_reasons[k], createdAt: row.write_off_ats[k] }),
+    );
+    return { ...presentInvoice(InvoiceMapper.toView(row), await this.calendar.today(tenantId)), payments, write_offs: writeOffs };
   }
 }

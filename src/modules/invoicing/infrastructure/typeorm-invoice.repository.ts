@@ -90,6 +90,16 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
       throw error;
     }
     invoice.markPersisted();
+    const writeOffs = invoice.pullWriteOffs();
+    if (writeOffs.length > 0) {
+      // The figure guard checks at commit that amount_written_off is the sum of these rows.
+      await this.uow.query(
+        `INSERT INTO invoice_write_offs (tenant_id, id, invoice_id, amount, reason, created_at)
+         SELECT $1, w.id, $2, w.amount, w.reason, w.created_at
+           FROM unnest($3::text[], $4::bigint[], $5::text[], $6::timestamptz[]) AS w (id, amount, reason, created_at)`,
+        [s.tenantId, s.id, writeOffs.map((w) => w.id), writeOffs.map((w) => w.amount), writeOffs.map((w) => w.reason), writeOffs.map((w) => w.createdAt)],
+      );
+    }
     for (const m of invoice.pullMovements()) {
       await this.ledger.post({
         tenantId: s.tenantId,

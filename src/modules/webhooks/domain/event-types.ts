@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'invoice.voided',
   'invoice.marked_uncollectible',
   'invoice.overdue',
+  'invoice.written_off',
   'payment.created',
   'payment.matched',
   'payment.needs_review',
