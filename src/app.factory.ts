@@ -13,6 +13,7 @@ import { createValidationPipe } from './shared/http/validation.pipe';
 import { registerMetrics } from './modules/status/infrastructure/metrics';
 import { installLeanReads } from './shared/http/lean-reads';
 import { registerSecurityHeaders } from './shared/http/security-headers';
+import { toJson } from './shared/http/json-reply';
 import { clientErrorHandler, frameworkErrors } from './shared/http/framework-errors';
 import { parseJsonBody } from './shared/http/json-body';
 import { ValidationError } from './shared/domain/domain-error';
@@ -68,6 +69,8 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
   app.useLogger(app.get(Logger));
 
   const fastify = app.getHttpAdapter().getInstance();
+  // JSON.stringify, except that a figure beyond 2^53 (a bigint) is written as its exact digits.
+  fastify.setReplySerializer((payload) => toJson(payload));
   // helmet's headers, computed once (security-headers.ts) rather than rebuilt per request by @fastify/helmet.
   await registerSecurityHeaders(fastify, {
     // Swagger UI needs inline styles; everything the API returns is JSON, PDF or CSV.

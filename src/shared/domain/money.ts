@@ -1,5 +1,6 @@
 import { data as iso4217 } from 'currency-codes';
 import { ValidationError } from './domain-error';
+import { Figure } from './figure';
 
 /**
  * ISO 4217's list (the `currency-codes` package, kept current with the published list): the
@@ -8,8 +9,9 @@ import { ValidationError } from './domain-error';
 const ISO_4217 = new Map(iso4217.map((c) => [c.code.toLowerCase(), c.digits]));
 
 /**
- * The largest amount a client may send (contract §1): 10^12 minor units. A sum of a million such
- * amounts still stays below 2^53, so every figure the service computes is an exact JSON number.
+ * The largest amount a client may send (contract §1): 10^12 minor units. A document's total stays
+ * below 2^53 (its line math refuses more), but sums over a customer's history do not: ten thousand
+ * such invoices pass 2^53, so those figures are exact bigints beyond it (shared/domain/figure.ts).
  */
 export const MAX_AMOUNT = 1_000_000_000_000;
 
@@ -26,15 +28,15 @@ export function currencyExponent(currency: string): number {
 }
 
 /** Minor units as a decimal string in major units, exactly, per the currency's exponent: 12550 usd -> "125.50", 1250 jpy -> "1250". */
-export function toMajorUnits(amount: number, currency: string): string {
+export function toMajorUnits(amount: Figure, currency: string): string {
   const exp = currencyExponent(currency);
-  const digits = Math.abs(amount).toString().padStart(exp + 1, '0');
+  const digits = (amount < 0 ? -amount : amount).toString().padStart(exp + 1, '0');
   const whole = exp === 0 ? digits : digits.slice(0, -exp);
   return `${amount < 0 ? '-' : ''}${whole}${exp === 0 ? '' : `.${digits.slice(-exp)}`}`;
 }
 
 /** Formats minor units for people (statements, PDFs): 123456 usd -> "1,234.56". */
-export function formatMinor(amount: number, currency: string): string {
+export function formatMinor(amount: Figure, currency: string): string {
   return toMajorUnits(amount, currency).replace(/^(-?)(\d+)/, (_m, sign: string, whole: string) => sign + whole.replace(/\B(?=(\d{3})+(?!\d))/g, ','));
 }
 

@@ -1,5 +1,6 @@
 import { Page } from '../../../shared/domain/pagination';
-import { Aging } from '../domain/aging';
+import { Figure } from '../../../shared/domain/figure';
+import { FigureAging } from '../domain/aging';
 import { CreditStatus } from '../domain/credit';
 import { BillingAddress } from '../domain/customer.aggregate';
 
@@ -17,22 +18,22 @@ export interface CustomerView {
   metadata: Record<string, unknown>;
   aliases: string[];
   payer_accounts: string[];
-  balance: number;
-  overdue_amount: number;
-  credit_available: number | null;
+  balance: Figure;
+  overdue_amount: Figure;
+  credit_available: Figure | null;
   credit_status: CreditStatus;
-  aging: Aging;
+  aging: FigureAging;
   created_at: string;
   updated_at: string;
 }
 
 export interface ArSummary {
-  total_invoiced: number;
-  total_paid: number;
-  total_written_off: number;
-  balance: number;
-  unapplied_payments: number;
-  overdue_amount: number;
+  total_invoiced: Figure;
+  total_paid: Figure;
+  total_written_off: Figure;
+  balance: Figure;
+  unapplied_payments: Figure;
+  overdue_amount: Figure;
   open_invoice_count: number;
   overdue_invoice_count: number;
   average_days_to_pay: number | null;

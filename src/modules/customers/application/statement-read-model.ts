@@ -1,4 +1,5 @@
-import { Aging } from '../domain/aging';
+import { Figure } from '../../../shared/domain/figure';
+import { FigureAging } from '../domain/aging';
 import { BillingAddress } from '../domain/customer.aggregate';
 import { LedgerEntryType } from '../domain/ledger-entry';
 
@@ -10,7 +11,7 @@ export interface StatementLine {
   debit: number;
   credit: number;
   /** running balance after this line */
-  balance: number;
+  balance: Figure;
 }
 
 /** Everything a statement says except its lines (contract §9): known before the first line is sent. */
@@ -21,14 +22,14 @@ export interface StatementSummary {
   currency: string;
   from: string;
   to: string;
-  opening_balance: number;
-  total_debits: number;
-  total_credits: number;
-  closing_balance: number;
+  opening_balance: Figure;
+  total_debits: Figure;
+  total_credits: Figure;
+  closing_balance: Figure;
   /** what the customer owed as of `to`, by days past due; aging total − unapplied_credit = closing_balance */
-  aging: Aging;
+  aging: FigureAging;
   /** payments received by `to` that no invoice (issued by `to`) had taken */
-  unapplied_credit: number;
+  unapplied_credit: Figure;
   line_count: number;
   generated_at: string;
 }

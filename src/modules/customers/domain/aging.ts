@@ -1,3 +1,5 @@
+import { Figure } from '../../../shared/domain/figure';
+
 /**
  * Aging buckets by days past the due date (contract §6). `current` holds everything not yet
  * past due, so the buckets always add up to the open amount due. The SQL that ages
@@ -13,6 +15,8 @@ export const AGING_BUCKETS = [
 
 export type AgingBucket = (typeof AGING_BUCKETS)[number]['key'];
 export type Aging = Record<AgingBucket, number>;
+/** A customer's aging: exact for any size of history (shared/domain/figure.ts). */
+export type FigureAging = Record<AgingBucket, Figure>;
 
 export function emptyAging(): Aging {
   return { current: 0, days_1_30: 0, days_31_60: 0, days_61_90: 0, days_over_90: 0 };

@@ -1,5 +1,5 @@
-import { AGING_BUCKETS, Aging } from '../domain/aging';
-import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { AGING_BUCKETS, Aging, FigureAging } from '../domain/aging';
+import { toFigure, toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 
 /**
  * SQL select-list items summing open amounts per aging bucket, generated from the domain's
@@ -11,6 +11,10 @@ export function agingSelectList(dueSql: string, amountSql: string, asOf: string)
     const conds = [b.minDays === null ? null : `${days} >= ${b.minDays}`, b.maxDays === null ? null : `${days} <= ${b.maxDays}`].filter(Boolean);
     return `COALESCE(SUM(${amountSql}) FILTER (WHERE ${conds.join(' AND ')}), 0)::text AS ${b.key}`;
   }).join(',\n       ');
+}
+
+export function figureAgingFromRow(row: Record<string, unknown> | undefined): FigureAging {
+  return Object.fromEntries(AGING_BUCKETS.map((b) => [b.key, toFigure(row?.[b.key] as string | undefined)])) as FigureAging;
 }
 
 export function agingFromRow(row: Record<string, unknown> | undefined): Aging {

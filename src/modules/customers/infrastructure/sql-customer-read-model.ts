@@ -3,13 +3,14 @@ import { isDateString } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
 import { Page, parseSort, SortSpec } from '../../../shared/domain/pagination';
-import { toNullableNumber, toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { toFigure, toNullableNumber, toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { Figure } from '../../../shared/domain/figure';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { TenantCalendar } from '../../settings';
-import { Aging, emptyAging } from '../domain/aging';
+import { emptyAging, FigureAging } from '../domain/aging';
 import { CREDIT_STATUSES, creditAvailable, CreditStatus, creditStatus } from '../domain/credit';
 import { BillingAddress } from '../domain/customer.aggregate';
-import { agingFromRow, agingSelectList } from './aging.sql';
+import { figureAgingFromRow, agingSelectList } from './aging.sql';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseBooleanFlag, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { openInvoiceSql, overdueInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
 import { CustomerRow as StoredCustomerRow } from './customer.mapper';
@@ -161,15 +162,15 @@ export class SqlCustomerReadModel extends CustomerReadModel {
     if (!isValidId(id, 'cus')) throw new NotFoundError('Customer', id);
     const [row] = await this.uow.query<CustomerDetailRow>(CUSTOMER_DETAIL_SQL, [tenantId, id, asOf, today]);
     if (!row) throw new NotFoundError('Customer', id);
-    const view = this.present(row, agingFromRow(row), toSafeNumber(row.overdue_amount));
+    const view = this.present(row, figureAgingFromRow(row), toFigure(row.overdue_amount));
     return {
       ...view,
       ar_summary: {
-        total_invoiced: toSafeNumber(row.total_invoiced),
-        total_paid: toSafeNumber(row.total_paid),
-        total_written_off: toSafeNumber(row.total_written_off),
+        total_invoiced: toFigure(row.total_invoiced),
+        total_paid: toFigure(row.total_paid),
+        total_written_off: toFigure(row.total_written_off),
         balance: view.balance,
-        unapplied_payments: toSafeNumber(row.unapplied),
+        unapplied_payments: toFigure(row.unapplied),
         overdue_amount: view.overdue_amount,
         open_invoice_count: row.open_count,
         overdue_invoice_count: row.overdue_count,
@@ -195,7 +196,7 @@ export class SqlCustomerReadModel extends CustomerReadModel {
   }
 
   /** Aging as of a date and the overdue amount as of today of the customers' open invoices: one aggregate over the open-invoice index. */
-  private async openFigures(tenantId: string, ids: string[], asOf: string, today: string): Promise<Map<string, { aging: Aging; overdue: number }>> {
+  private async openFigures(tenantId: string, ids: string[], asOf: string, today: string): Promise<Map<string, { aging: FigureAging; overdue: Figure }>> {
     if (ids.length === 0) return new Map();
     const rows = await this.uow.query<Record<string, string>>(
       `SELECT i.customer_id, COALESCE(SUM(i.amount_due) FILTER (WHERE i.due_date < $4::date), 0)::text AS overdue,
@@ -205,11 +206,11 @@ export class SqlCustomerReadModel extends CustomerReadModel {
         GROUP BY i.customer_id`,
       [tenantId, ids, asOf, today],
     );
-    return new Map(rows.map((r) => [r.customer_id, { aging: agingFromRow(r), overdue: toSafeNumber(r.overdue) }]));
+    return new Map(rows.map((r) => [r.customer_id, { aging: figureAgingFromRow(r), overdue: toFigure(r.overdue) }]));
   }
 
-  private present(row: CustomerRow, aging: Aging, overdueAmount: number): CustomerView {
-    const position = { creditLimit: toNullableNumber(row.credit_limit), creditHold: row.credit_hold, balance: toSafeNumber(row.balance) };
+  private present(row: CustomerRow, aging: FigureAging, overdueAmount: Figure): CustomerView {
+    const position = { creditLimit: toNullableNumber(row.credit_limit), creditHold: row.credit_hold, balance: toFigure(row.balance) };
     return {
       id: row.id,
       name: row.name,

@@ -5,14 +5,15 @@ import { DataSource } from 'typeorm';
 import { addDays, Clock, isDateString } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId } from '../../../shared/domain/ids';
-import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { toFigure, toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { Figure, figure, toBigInt } from '../../../shared/domain/figure';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { TenantCalendar } from '../../settings';
 import { Aging } from '../domain/aging';
 import { BillingAddress } from '../domain/customer.aggregate';
 import { LedgerEntryType } from '../domain/ledger-entry';
 import { openInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
-import { agingFromRow, agingSelectList } from './aging.sql';
+import { figureAgingFromRow, agingSelectList } from './aging.sql';
 import { StatementLine, StatementSummary, StatementReading, StatementReadModel } from '../application/statement-read-model';
 
 /** A ledger entry as the queries return it: date, type, reference, description, debit, credit. */
@@ -253,21 +254,21 @@ export class SqlStatementReadModel extends StatementReadModel {
   }
 
   private summary(tenantId: string, from: string, to: string, row: SummaryRow): StatementSummary {
-    const opening = toSafeNumber(row.opening_balance);
-    const debits = toSafeNumber(row.total_debits);
-    const credits = toSafeNumber(row.total_credits);
+    const opening = BigInt(row.opening_balance);
+    const debits = BigInt(row.total_debits);
+    const credits = BigInt(row.total_credits);
     return {
       tenant: { id: tenantId, name: row.tenant_name },
       customer: { id: row.id, name: row.name, email: row.email, external_id: row.external_id, billing_address: row.billing_address },
       currency: row.currency,
       from,
       to,
-      opening_balance: opening,
-      total_debits: debits,
-      total_credits: credits,
-      closing_balance: opening + debits - credits,
-      aging: agingFromRow(row),
-      unapplied_credit: toSafeNumber(row.unapplied_credit),
+      opening_balance: figure(opening),
+      total_debits: figure(debits),
+      total_credits: figure(credits),
+      closing_balance: figure(opening + debits - credits),
+      aging: figureAgingFromRow(row),
+      unapplied_credit: toFigure(row.unapplied_credit),
       line_count: row.line_count,
       generated_at: this.clock.now().toISOString(),
     };
@@ -289,13 +290,14 @@ export class SqlStatementReadModel extends StatementReadModel {
   }
 }
 
-function toLine(before: number, [date, type, reference, description, rawDebit, rawCredit]: EntryTuple): StatementLine {
+/** One entry with the running balance after it (a sum: exact in bigint whatever its size). */
+function toLine(before: Figure, [date, type, reference, description, rawDebit, rawCredit]: EntryTuple): StatementLine {
   const debit = toSafeNumber(rawDebit);
   const credit = toSafeNumber(rawCredit);
-  return { date, type, reference, description, debit, credit, balance: before + debit - credit };
+  return { date, type, reference, description, debit, credit, balance: figure(toBigInt(before) + BigInt(debit) - BigInt(credit)) };
 }
 
-function withBalances(opening: number, entries: EntryTuple[]): StatementLine[] {
+function withBalances(opening: Figure, entries: EntryTuple[]): StatementLine[] {
   let balance = opening;
   return entries.map((e) => {
     const line = toLine(balance, e);

@@ -1,3 +1,4 @@
+import { Figure } from '../../../shared/domain/figure';
 import { toMajorUnits } from '../../../shared/domain/money';
 import { StatementLine, StatementReading } from '../application/statement-read-model';
 
@@ -14,8 +15,8 @@ const LINES_PER_CHUNK = 500;
  */
 export async function* statementCsvChunks(reading: StatementReading): AsyncGenerator<string> {
   const { summary } = reading;
-  const major = (minor: number) => toMajorUnits(minor, summary.currency);
-  const row = (cells: (string | number)[]) => cells.join(',');
+  const major = (minor: Figure) => toMajorUnits(minor, summary.currency);
+  const row = (cells: (string | Figure)[]) => cells.join(',');
   const out = [
     CSV_HEADER.join(','),
     row([summary.from, 'opening_balance', '', 'Opening balance', '', '', summary.opening_balance, summary.currency, '', '', major(summary.opening_balance)]),

@@ -1,4 +1,6 @@
-import { Aging } from '../domain/aging';
+import { Figure } from '../../../shared/domain/figure';
+import { toJson } from '../../../shared/http/json-reply';
+import { FigureAging } from '../domain/aging';
 import { StatementLine, StatementReading, StatementSummary } from '../application/statement-read-model';
 
 /** The statement's JSON representation (contract §9), in this key order. */
@@ -7,13 +9,13 @@ export interface StatementView {
   currency: string;
   from: string;
   to: string;
-  opening_balance: number;
+  opening_balance: Figure;
   lines: StatementLine[];
-  total_debits: number;
-  total_credits: number;
-  closing_balance: number;
-  aging: Aging;
-  unapplied_credit: number;
+  total_debits: Figure;
+  total_credits: Figure;
+  closing_balance: Figure;
+  aging: FigureAging;
+  unapplied_credit: Figure;
   generated_at: string;
 }
 
@@ -42,13 +44,13 @@ const LINES_PER_CHUNK = 500;
  * timestamp follow `lines`, so its last `"lines":[]` is the array's place).
  */
 export async function* statementJsonChunks(reading: StatementReading): AsyncGenerator<string> {
-  const empty = JSON.stringify(statementView(reading.summary, []));
+  const empty = toJson(statementView(reading.summary, []));
   const at = empty.lastIndexOf('"lines":[]');
   yield `${empty.slice(0, at)}"lines":[`;
   let chunk: string[] = [];
   let first = true;
   for await (const line of reading.lines) {
-    chunk.push(JSON.stringify(line));
+    chunk.push(toJson(line));
     if (chunk.length === LINES_PER_CHUNK) {
       yield `${first ? '' : ','}${chunk.join(',')}`;
       first = false;

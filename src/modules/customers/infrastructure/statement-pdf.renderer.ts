@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Injectable, Logger } from '@nestjs/common';
 import PDFDocument from 'pdfkit';
+import { Figure, figure, toBigInt } from '../../../shared/domain/figure';
 import { formatMinor } from '../../../shared/domain/money';
 import { AGING_BUCKETS } from '../domain/aging';
 import { StatementReading, StatementSummary } from '../application/statement-read-model';
@@ -103,7 +104,7 @@ export class StatementPdfRenderer {
 
   private async draw(doc: PDFKit.PDFDocument, reading: StatementReading): Promise<void> {
     const s = reading.summary;
-    const money = (amount: number) => formatMinor(amount, s.currency);
+    const money = (amount: Figure) => formatMinor(amount, s.currency);
     const bottom = doc.page.height - MARGIN - 20;
     const customerLines = [
       s.customer.name,
@@ -210,7 +211,7 @@ export class StatementPdfRenderer {
       cells.forEach((cell, k) => doc.text(cell, MARGIN + k * agingWidth, pager.y, { width: agingWidth - 4, align: 'right', lineBreak: false }));
       pager.y += ROW;
     };
-    const open = AGING_BUCKETS.reduce((sum, b) => sum + s.aging[b.key], 0);
+    const open = figure(AGING_BUCKETS.reduce((sum, b) => sum + toBigInt(s.aging[b.key]), 0n));
     agingRow([...AGING_BUCKETS.map((b) => AGING_LABELS[b.key]), 'Total open'], BOLD);
     agingRow([...AGING_BUCKETS.map((b) => money(s.aging[b.key])), money(open)], FONT);
     const label = (text: string) => [...AGING_BUCKETS.slice(1).map(() => ''), text];

@@ -1,5 +1,6 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
+import { Figure, figure } from '../../domain/figure';
 
 /**
  * TypeORM connection options. The schema comes only from migrations (never `synchronize`).
@@ -41,6 +42,11 @@ export function toSafeNumber(value: string | number | null | undefined): number 
   const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isSafeInteger(n)) throw new RangeError(`value ${value} is not a safe integer`);
   return n;
+}
+
+/** A bigint or numeric sum from pg (a string), exact whatever its size (shared/domain/figure.ts). */
+export function toFigure(value: string | number | null | undefined): Figure {
+  return figure(BigInt(value ?? 0));
 }
 
 export function toNullableNumber(value: string | number | null | undefined): number | null {

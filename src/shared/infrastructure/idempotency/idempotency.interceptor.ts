@@ -5,6 +5,7 @@ import { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { DomainError, ValidationError } from '../../domain/domain-error';
 import { UnitOfWork } from '../database/unit-of-work';
+import { toJson } from '../../http/json-reply';
 import { AuthenticatedClient } from '../../http/authenticated-client';
 import { StreamedBody } from '../../http/streamed-body';
 
@@ -91,7 +92,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
            ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
              response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
              response_headers = EXCLUDED.response_headers, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
-          [tenantId, key, await fingerprint(), status, JSON.stringify(result ?? null), JSON.stringify(headers)],
+          [tenantId, key, await fingerprint(), status, toJson(result ?? null), JSON.stringify(headers)],
         );
         return result;
       }),
