@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthModule, JwtAuthGuard, ScopesGuard } from './modules/auth';
 import { BankStatementsModule } from './modules/bank-statements';
+import { CreditNotesModule } from './modules/credit-notes';
 import { CustomersModule } from './modules/customers/customers.module';
 import { InvoicingModule } from './modules/invoicing/invoicing.module';
 import { PaymentsModule } from './modules/payments/payments.module';
@@ -54,6 +55,7 @@ export class AppModule {
         CustomersModule,
         InvoicingModule,
         PaymentsModule,
+        CreditNotesModule,
         WebhooksModule,
         SettingsModule,
         BankStatementsModule,

@@ -98,6 +98,7 @@ async function invoiceDetail(q, tenantId, id) {
   return {
     ...presentInvoice(r, today()),
     payments: (r.payment_ids ?? []).map((paymentId, k) => ({ payment_id: paymentId, application_id: r.application_ids[k], amount: Number(r.amounts[k]), applied_at: r.applied_ats[k].toISOString() })),
+    credit_notes: (r.credit_note_ids ?? []).map((id, k) => ({ credit_note_id: id, application_id: r.credit_application_ids[k], amount: Number(r.credit_amounts[k]), applied_at: r.credit_applied_ats[k].toISOString() })),
     write_offs: (r.write_off_ids ?? []).map((id, k) => ({ id, amount: Number(r.write_off_amounts[k]), reason: r.write_off_reasons[k], created_at: r.write_off_ats[k].toISOString() })),
   };
 }

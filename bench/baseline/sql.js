@@ -41,7 +41,8 @@ module.exports.sql = {
   INVOICE_FROM,
   // InvoiceReadModel.get
   invoiceById: `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats,
-              w.write_off_ids, w.write_off_amounts, w.write_off_reasons, w.write_off_ats
+              w.write_off_ids, w.write_off_amounts, w.write_off_reasons, w.write_off_ats,
+              cr.credit_note_ids, cr.credit_application_ids, cr.credit_amounts, cr.credit_applied_ats
          FROM ${INVOICE_FROM}
          LEFT JOIN LATERAL (
               SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
@@ -57,6 +58,13 @@ module.exports.sql = {
                      array_agg(wo.created_at ORDER BY wo.created_at, wo.id) AS write_off_ats
                 FROM invoice_write_offs wo
                WHERE wo.tenant_id = i.tenant_id AND wo.invoice_id = i.id) w ON true
+         LEFT JOIN LATERAL (
+              SELECT array_agg(ca.credit_note_id ORDER BY ca.applied_at, ca.id) AS credit_note_ids,
+                     array_agg(ca.id ORDER BY ca.applied_at, ca.id) AS credit_application_ids,
+                     array_agg(ca.amount::text ORDER BY ca.applied_at, ca.id) AS credit_amounts,
+                     array_agg(ca.applied_at ORDER BY ca.applied_at, ca.id) AS credit_applied_ats
+                FROM credit_note_applications ca
+               WHERE ca.tenant_id = i.tenant_id AND ca.invoice_id = i.id) cr ON true
         WHERE i.tenant_id = $1 AND i.id = $2`,
 
   // TypeormCustomerRepository.findById (customer.mapper.ts CUSTOMER_COLUMNS)

@@ -12,6 +12,7 @@ import { TenantSettings1763801300000 } from './1763801300000-tenant-settings';
 import { Payers1763801400000 } from './1763801400000-payers';
 import { BankStatements1763801400100 } from './1763801400100-bank-statements';
 import { WriteOffs1763801500000 } from './1763801500000-write-offs';
+import { CreditNotes1763801510000 } from './1763801510000-credit-notes';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   Payers1763801400000,
   BankStatements1763801400100,
   WriteOffs1763801500000,
+  CreditNotes1763801510000,
 ];

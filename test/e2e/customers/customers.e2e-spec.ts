@@ -66,6 +66,7 @@ describe('customers', () => {
         ar_summary: {
           total_invoiced: 0,
           total_paid: 0,
+          total_credited: 0,
           total_written_off: 0,
           balance: 0,
           unapplied_payments: 0,

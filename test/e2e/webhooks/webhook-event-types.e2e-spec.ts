@@ -135,6 +135,19 @@ describe('every event type arrives signed', () => {
     expect(completed.event.data.object).toMatchObject({ id: imported.id, status: 'completed', payments_created: 1, entries_total: 1 });
   });
 
+  it('credit note events', async () => {
+    const customer = await ok(app.post('/api/v1/customers', { name: 'Soylent', currency: 'usd' }, t.token), 201);
+    const invoice = await ok(app.post('/api/v1/invoices', { customer_id: customer.id, line_items: line(5_000) }, t.token), 201);
+    const note = await ok(app.post('/api/v1/credit-notes', { customer_id: customer.id, amount: 1_000, reason: 'discount' }, t.token), 201);
+    expect(verified(await received('credit_note.created', note.id)).event.data.object).toMatchObject({ id: note.id, status: 'open', amount: 1_000 });
+    await ok(app.post(`/api/v1/credit-notes/${note.id}/apply`, { applications: [{ invoice_id: invoice.id, amount: 400 }] }, t.token), 200);
+    const applied = verified(await received('credit_note.applied', note.id));
+    expect(applied.event.data).toMatchObject({ object: { status: 'partially_applied', amount_remaining: 600 }, previous_attributes: { status: 'open', amount_remaining: 1_000 } });
+    const unused = await ok(app.post('/api/v1/credit-notes', { customer_id: customer.id, amount: 300, reason: 'duplicate' }, t.token), 201);
+    await ok(app.post(`/api/v1/credit-notes/${unused.id}/void`, {}, t.token), 200);
+    expect(verified(await received('credit_note.voided', unused.id)).event.data.object).toMatchObject({ id: unused.id, status: 'void' });
+  });
+
   it('covered every type', () => {
     expect(new Set(receiver.received.map((r) => r.event.type))).toEqual(new Set(EVENT_TYPES));
   });

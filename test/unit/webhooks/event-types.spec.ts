@@ -3,10 +3,11 @@ import { ValidationError } from '../../../src/shared/domain/domain-error';
 
 describe('event filters', () => {
   it('knows the public event types', () => {
-    expect(EVENT_TYPES).toHaveLength(15);
+    expect(EVENT_TYPES).toHaveLength(18);
     expect(EVENT_TYPES).toContain('payment.needs_review');
     expect(EVENT_TYPES).toContain('bank_statement.completed');
     expect(EVENT_TYPES).toContain('invoice.written_off');
+    expect(EVENT_TYPES).toContain('credit_note.voided');
     expect(EVENT_TYPES).toContain('invoice.marked_uncollectible');
     expect(EVENT_TYPES).toContain('payment.application_reversed');
   });
@@ -18,7 +19,7 @@ describe('event filters', () => {
   });
 
   it('matches a family wildcard to every type of that family', () => {
-    const families = ['invoice', 'payment', 'dispute'];
+    const families = ['invoice', 'payment', 'dispute', 'credit_note'];
     for (const type of EVENT_TYPES) {
       for (const family of families) {
         expect(matchesEventFilter([`${family}.*`], type)).toBe(type.startsWith(`${family}.`));

@@ -51,6 +51,7 @@ export class LastPaymentResponse {
 export class ArSummaryResponse {
   @ApiProperty({ example: 1250000, description: 'Sum of finalized, non-void invoices' }) total_invoiced: number;
   @ApiProperty({ example: 1055000, description: 'Sum of payments received' }) total_paid: number;
+  @ApiProperty({ example: 2500, description: 'Sum of credit notes issued, not void' }) total_credited: number;
   @ApiProperty({ example: 4500, description: 'Sum of write-offs, plus the amount due of invoices marked uncollectible' }) total_written_off: number;
   @ApiProperty({ example: 195000 }) balance: number;
   @ApiProperty({ example: 0 }) unapplied_payments: number;

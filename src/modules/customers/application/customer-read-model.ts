@@ -30,6 +30,7 @@ export interface CustomerView {
 export interface ArSummary {
   total_invoiced: Figure;
   total_paid: Figure;
+  total_credited: Figure;
   total_written_off: Figure;
   balance: Figure;
   unapplied_payments: Figure;

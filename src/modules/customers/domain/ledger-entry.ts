@@ -1,4 +1,4 @@
-export const LEDGER_ENTRY_TYPES = ['invoice', 'payment', 'void', 'write_off', 'adjustment'] as const;
+export const LEDGER_ENTRY_TYPES = ['invoice', 'payment', 'void', 'write_off', 'adjustment', 'credit_note', 'refund'] as const;
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 
 /**
@@ -11,9 +11,10 @@ export interface LedgerEntryInput {
   /** business date: issue_date for invoices, payment_date for payments, else the day it happened */
   entryDate: string;
   type: LedgerEntryType;
-  sourceType: 'invoice' | 'payment';
+  /** the document the entry comes from (the refund itself for a refund) */
+  sourceType: 'invoice' | 'payment' | 'credit_note' | 'refund';
   sourceId: string;
-  /** what the customer recognises: the invoice number or payment reference */
+  /** what the customer recognises: the invoice or credit note number, the payment reference, the refund id */
   reference: string | null;
   description: string;
   debit: number;

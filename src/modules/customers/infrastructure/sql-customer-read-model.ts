@@ -38,6 +38,7 @@ type CustomerDetailRow = CustomerRow &
   Record<string, string | number | null> & {
     total_invoiced: string;
     total_paid: string;
+    total_credited: string;
     total_written_off: string;
     average_days: string | null;
     last_payment_id: string | null;
@@ -59,7 +60,7 @@ const SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address
  * $3 aging as of, $4 today).
  */
 const CUSTOMER_DETAIL_SQL = `SELECT ${SELECT}, '' AS _keyset_value,
-        c.total_invoiced::text, c.total_paid::text, c.total_written_off::text,
+        c.total_invoiced::text, c.total_paid::text, c.total_credited::text, c.total_written_off::text,
         ROUND(c.paid_days_sum::numeric / NULLIF(c.paid_invoice_count, 0), 1)::text AS average_days,
         c.last_payment_id, lp.amount::text AS last_payment_amount, c.last_payment_date::text,
         (SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
@@ -168,6 +169,7 @@ export class SqlCustomerReadModel extends CustomerReadModel {
       ar_summary: {
         total_invoiced: toFigure(row.total_invoiced),
         total_paid: toFigure(row.total_paid),
+        total_credited: toFigure(row.total_credited),
         total_written_off: toFigure(row.total_written_off),
         balance: view.balance,
         unapplied_payments: toFigure(row.unapplied),

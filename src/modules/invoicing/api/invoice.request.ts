@@ -71,6 +71,7 @@ class ReadOnlyInvoiceFields {
   @ApiPropertyOptional({ readOnly: true, type: Boolean }) @ReadOnly() overdue?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() days_past_due?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: [Object] }) @ReadOnly() payments?: unknown;
+  @ApiPropertyOptional({ readOnly: true, type: [Object] }) @ReadOnly() credit_notes?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: [Object] }) @ReadOnly() write_offs?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: Number }) @ReadOnly() version?: unknown;
   @ApiPropertyOptional({ readOnly: true, type: String }) @ReadOnly() created_at?: unknown;

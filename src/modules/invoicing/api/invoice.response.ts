@@ -63,6 +63,13 @@ export class InvoiceResponse {
   @ApiProperty({ example: '2026-01-05T10:00:00.000Z' }) updated_at: string;
 }
 
+export class InvoiceCreditResponse {
+  @ApiProperty({ example: 'cn_01jc9x7m3ef0ab6yr2t0n4q8zd' }) credit_note_id: string;
+  @ApiProperty({ example: 'cna_01jc9x7m3ef0ab6yr2t0n4q8zd' }) application_id: string;
+  @ApiProperty({ example: 2500 }) amount: number;
+  @ApiProperty({ example: '2026-01-21T12:00:00.000Z' }) applied_at: string;
+}
+
 export class WriteOffResponse {
   @ApiProperty({ example: 'wo_01jc9x7m3ef0ab6yr2t0n4q8zd' }) id: string;
   @ApiProperty({ example: 450, description: 'Minor units' }) amount: number;
@@ -72,6 +79,7 @@ export class WriteOffResponse {
 
 export class InvoiceDetailResponse extends InvoiceResponse {
   @ApiProperty({ type: [InvoicePaymentResponse], description: 'Active payment applications' }) payments: InvoicePaymentResponse[];
+  @ApiProperty({ type: [InvoiceCreditResponse], description: 'Credit note applications, oldest first' }) credit_notes: InvoiceCreditResponse[];
   @ApiProperty({ type: [WriteOffResponse], description: 'Write-offs, oldest first' }) write_offs: WriteOffResponse[];
 }
 

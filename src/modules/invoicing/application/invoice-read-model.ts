@@ -9,8 +9,16 @@ export interface InvoicePaymentView {
   applied_at: string;
 }
 
+export interface InvoiceCreditView {
+  credit_note_id: string;
+  application_id: string;
+  amount: number;
+  applied_at: string;
+}
+
 export interface InvoiceDetailView extends InvoiceJson {
   payments: InvoicePaymentView[];
+  credit_notes: InvoiceCreditView[];
   write_offs: WriteOffJson[];
 }
 

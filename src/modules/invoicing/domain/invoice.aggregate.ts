@@ -330,15 +330,17 @@ export class Invoice extends AggregateRoot {
    * Only open and partially paid invoices take money, never more than is due.
    */
   applyPayment(amount: Money, paymentId: string, applicationId: string, at: BusinessTime, paymentDate: string): void {
-    if (!isOpenStatus(this.s.status)) {
-      throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; only open or partially paid invoices take payments.`);
-    }
-    this.assertAmount(amount, `application ${applicationId} of payment ${paymentId}`);
-    const due = amountDueOf(this.s);
-    if (amount.amount > due) {
-      throw new ConflictError(`${amount.amount} exceeds the ${due} due on invoice ${this.s.number}.`);
-    }
+    this.assertTakes(amount, `application ${applicationId} of payment ${paymentId}`);
     this.settle({ amountPaid: this.s.amountPaid + amount.amount }, at, paymentDate);
+  }
+
+  /**
+   * Applies part of a credit note (contract §15; the credit-notes module keeps the application).
+   * Same rules as a payment: open or partially paid invoices only, never more than is due.
+   */
+  applyCredit(amount: Money, creditNoteId: string, applicationId: string, at: BusinessTime): void {
+    this.assertTakes(amount, `application ${applicationId} of credit note ${creditNoteId}`);
+    this.settle({ amountCredited: this.s.amountCredited + amount.amount }, at, at.today);
   }
 
   /** Takes back an application (payment reversed or re-matched): paid/partially paid → partially paid/open. */
@@ -386,6 +388,18 @@ export class Invoice extends AggregateRoot {
   }
 
   // ---- internals ----
+
+  /** What an invoice takes of a payment or credit note: open, in its currency, positive, at most what is due. */
+  private assertTakes(amount: Money, what: string): void {
+    if (!isOpenStatus(this.s.status)) {
+      throw new InvalidStateError(`Invoice ${this.s.number} is ${this.s.status}; only open or partially paid invoices take payments or credit.`);
+    }
+    this.assertAmount(amount, what);
+    const due = amountDueOf(this.s);
+    if (amount.amount > due) {
+      throw new ConflictError(`${amount.amount} exceeds the ${due} due on invoice ${this.s.number}.`);
+    }
+  }
 
   private assertAmount(amount: Money, what: string): void {
     if (amount.currency !== this.s.currency) {

@@ -12,7 +12,7 @@ import { InvoiceJson, presentInvoice } from '../domain/invoice.snapshot';
 import { INVOICE_STATUSES, isInvoiceStatus } from '../domain/invoice-status';
 import { presentWriteOff, WriteOffReason } from '../domain/write-off';
 import { INVOICE_FROM, INVOICE_VIEW_SELECT, InvoiceMapper, InvoiceViewRow } from './invoice.mapper';
-import { InvoicePaymentView, InvoiceDetailView, InvoiceListFilters, InvoiceReadModel } from '../application/invoice-read-model';
+import { InvoiceCreditView, InvoicePaymentView, InvoiceDetailView, InvoiceListFilters, InvoiceReadModel } from '../application/invoice-read-model';
 
 const SORT_FIELDS = ['created_at', 'issue_date', 'due_date', 'number', 'total', 'amount_due'] as const;
 type SortField = (typeof SORT_FIELDS)[number];
@@ -49,11 +49,12 @@ function range(fromField: string, toField: string, from: string | number | undef
 /** Invoice list and detail read straight from SQL into the public representation. */
 /**
  * The invoice detail in one statement: the invoice with its active payment applications (the
- * payments module's `payment_applications`) and its write-offs as parallel arrays, in the order
- * they were made. Built once: the unit of work names prepared statements by their text.
+ * payments module's `payment_applications`), the credit applied to it (`credit_note_applications`)
+ * and its write-offs as parallel arrays, in the order they were made. Built once: the unit of work names prepared statements by their text.
  */
 const INVOICE_DETAIL_SQL = `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.application_ids, a.amounts, a.applied_ats,
-        w.write_off_ids, w.write_off_amounts, w.write_off_reasons, w.write_off_ats
+        w.write_off_ids, w.write_off_amounts, w.write_off_reasons, w.write_off_ats,
+        cr.credit_note_ids, cr.credit_application_ids, cr.credit_amounts, cr.credit_applied_ats
    FROM ${INVOICE_FROM}
    LEFT JOIN LATERAL (
         SELECT array_agg(pa.payment_id ORDER BY pa.applied_at, pa.id) AS payment_ids,
@@ -69,6 +70,13 @@ const INVOICE_DETAIL_SQL = `SELECT ${INVOICE_VIEW_SELECT}, a.payment_ids, a.appl
                array_agg(wo.created_at ORDER BY wo.created_at, wo.id) AS write_off_ats
           FROM invoice_write_offs wo
          WHERE wo.tenant_id = i.tenant_id AND wo.invoice_id = i.id) w ON true
+   LEFT JOIN LATERAL (
+        SELECT array_agg(ca.credit_note_id ORDER BY ca.applied_at, ca.id) AS credit_note_ids,
+               array_agg(ca.id ORDER BY ca.applied_at, ca.id) AS credit_application_ids,
+               array_agg(ca.amount::text ORDER BY ca.applied_at, ca.id) AS credit_amounts,
+               array_agg(ca.applied_at ORDER BY ca.applied_at, ca.id) AS credit_applied_ats
+          FROM credit_note_applications ca
+         WHERE ca.tenant_id = i.tenant_id AND ca.invoice_id = i.id) cr ON true
   WHERE i.tenant_id = $1 AND i.id = $2`;
 
 type InvoiceDetailRow = InvoiceViewRow & {
@@ -80,6 +88,10 @@ type InvoiceDetailRow = InvoiceViewRow & {
   write_off_amounts: string[];
   write_off_reasons: WriteOffReason[];
   write_off_ats: Date[];
+  credit_note_ids: string[] | null;
+  credit_application_ids: string[];
+  credit_amounts: string[];
+  credit_applied_ats: Date[];
 };
 
 @Injectable()
@@ -168,6 +180,12 @@ export class SqlInvoiceReadModel extends InvoiceReadModel {
     const writeOffs = (row.write_off_ids ?? []).map((writeOffId, k) =>
       presentWriteOff({ id: writeOffId, amount: toSafeNumber(row.write_off_amounts[k]), reason: row.write_off_reasons[k], createdAt: row.write_off_ats[k] }),
     );
-    return { ...presentInvoice(InvoiceMapper.toView(row), await this.calendar.today(tenantId)), payments, write_offs: writeOffs };
+    const credits: InvoiceCreditView[] = (row.credit_note_ids ?? []).map((creditNoteId, k) => ({
+      credit_note_id: creditNoteId,
+      application_id: row.credit_application_ids[k],
+      amount: toSafeNumber(row.credit_amounts[k]),
+      applied_at: row.credit_applied_ats[k].toISOString(),
+    }));
+    return { ...presentInvoice(InvoiceMapper.toView(row), await this.calendar.today(tenantId)), payments, credit_notes: credits, write_offs: writeOffs };
   }
 }

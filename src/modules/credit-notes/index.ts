@@ -1,0 +1,3 @@
+/** What other modules may use from credit notes. */
+export { CreditNotesModule } from './credit-notes.module';
+export { CreditNoteEvents } from './domain/credit-note.events';
