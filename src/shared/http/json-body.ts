@@ -56,25 +56,21 @@ export function parseJsonBody(text: string): unknown {
   return value;
 }
 
-class BodyRejection extends Error {
+/** Why a body was refused, and where: the path is built on the way back up, so only on failure. */
+class BodyRejection {
   readonly path: Array<string | number> = [];
   constructor(
     readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
+    readonly message: string,
+  ) {}
 }
 
-/** Walks the parsed body (recursion bounded by the depth limit itself); builds the field path only on failure. */
+/** Walks the parsed body (recursion bounded by the depth limit itself). */
 function inspect(value: unknown, checkStrings: boolean): void {
-  try {
-    walk(value, 1, checkStrings);
-  } catch (error) {
-    if (!(error instanceof BodyRejection)) throw error;
-    const field = fieldPath(error.path);
-    throw ValidationError.field(field, `${field}: ${error.message}`, error.code);
-  }
+  const rejection = walk(value, 1, checkStrings);
+  if (!rejection) return;
+  const field = fieldPath(rejection.path.reverse());
+  throw ValidationError.field(field, `${field}: ${rejection.message}`, rejection.code);
 }
 
 /** `line_items[3].description`; a path past a few levels (the depth limit's) is cut, a key that is itself refused is not echoed. */
@@ -84,48 +80,39 @@ function fieldPath(path: Array<string | number>): string {
   return `${field.slice(0, 120)}${path.length > shown.length || field.length > 120 ? '…' : ''}` || 'body';
 }
 
-function walk(value: unknown, depth: number, checkStrings: boolean): void {
-  if (typeof value === 'string') {
-    if (checkStrings) assertStorableText(value);
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
-  if (depth > JSON_LIMITS.maxDepth) throw new BodyRejection('max_depth', `JSON may nest at most ${JSON_LIMITS.maxDepth} levels deep`);
+const INVALID_TEXT = 'text must not contain U+0000 or unpaired surrogates';
+
+function walk(value: unknown, depth: number, checkStrings: boolean): BodyRejection | null {
+  if (typeof value === 'string') return checkStrings && !isStorableText(value) ? new BodyRejection('invalid_characters', INVALID_TEXT) : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (depth > JSON_LIMITS.maxDepth) return new BodyRejection('max_depth', `JSON may nest at most ${JSON_LIMITS.maxDepth} levels deep`);
   if (Array.isArray(value)) {
-    if (value.length > JSON_LIMITS.maxArrayItems) throw new BodyRejection('max_items', `an array may hold at most ${JSON_LIMITS.maxArrayItems} elements`);
+    if (value.length > JSON_LIMITS.maxArrayItems) return new BodyRejection('max_items', `an array may hold at most ${JSON_LIMITS.maxArrayItems} elements`);
     for (let i = 0; i < value.length; i++) {
-      try {
-        walk(value[i], depth + 1, checkStrings);
-      } catch (error) {
-        throw prefixed(error, i);
-      }
+      const rejection = walk(value[i], depth + 1, checkStrings);
+      if (rejection) return within(rejection, i);
     }
-    return;
+    return null;
   }
   let members = 0;
   for (const key in value) {
-    if (++members > JSON_LIMITS.maxObjectMembers) throw new BodyRejection('max_members', `an object may hold at most ${JSON_LIMITS.maxObjectMembers} members`);
-    try {
-      if (checkStrings) assertStorableText(key);
-      walk((value as Record<string, unknown>)[key], depth + 1, checkStrings);
-    } catch (error) {
-      throw prefixed(error, key);
-    }
+    if (++members > JSON_LIMITS.maxObjectMembers) return new BodyRejection('max_members', `an object may hold at most ${JSON_LIMITS.maxObjectMembers} members`);
+    const rejection =
+      checkStrings && !isStorableText(key) ? new BodyRejection('invalid_characters', INVALID_TEXT) : walk((value as Record<string, unknown>)[key], depth + 1, checkStrings);
+    if (rejection) return within(rejection, key);
   }
+  return null;
 }
 
-function prefixed(error: unknown, segment: string | number): unknown {
-  if (error instanceof BodyRejection) error.path.unshift(segment);
-  return error;
+/** Adds the segment the rejection was found under (innermost first; `inspect` reverses the path). */
+function within(rejection: BodyRejection, segment: string | number): BodyRejection {
+  rejection.path.push(segment);
+  return rejection;
 }
 
 /** U+0000 and lone surrogates: text PostgreSQL cannot store and UTF-8 cannot encode. */
 export function isStorableText(text: string): boolean {
   return text.indexOf('\u0000') === -1 && (text as string & { isWellFormed(): boolean }).isWellFormed();
-}
-
-function assertStorableText(text: string): void {
-  if (!isStorableText(text)) throw new BodyRejection('invalid_characters', 'text must not contain U+0000 or unpaired surrogates');
 }
 
 function assertExactNumbers(text: string): void {
