@@ -95,10 +95,10 @@ module.exports.sql = {
 
   // CustomerReadModel.get
   customerDetail: `SELECT ${CUSTOMER_SELECT}, '' AS _keyset_value,
-              c.total_invoiced::text, c.total_paid::text,
+              c.total_invoiced::text, c.total_paid::text, c.total_credited::text, c.total_written_off::text, c.total_refunded::text,
               ROUND(c.paid_days_sum::numeric / NULLIF(c.paid_invoice_count, 0), 1)::text AS average_days,
               c.last_payment_id, lp.amount::text AS last_payment_amount, c.last_payment_date::text,
-              (SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
+              (SELECT COALESCE(SUM(p.amount - p.amount_applied - p.amount_refunded), 0) FROM payments p
                 WHERE p.tenant_id = $1 AND p.customer_id = $2 AND p.status <> 'applied')::text AS unapplied,
               o.*
          FROM customers c

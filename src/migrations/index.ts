@@ -13,6 +13,7 @@ import { Payers1763801400000 } from './1763801400000-payers';
 import { BankStatements1763801400100 } from './1763801400100-bank-statements';
 import { WriteOffs1763801500000 } from './1763801500000-write-offs';
 import { CreditNotes1763801510000 } from './1763801510000-credit-notes';
+import { Refunds1763801520000 } from './1763801520000-refunds';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   BankStatements1763801400100,
   WriteOffs1763801500000,
   CreditNotes1763801510000,
+  Refunds1763801520000,
 ];

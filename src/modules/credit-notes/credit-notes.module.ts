@@ -8,6 +8,7 @@ import { CreateCreditNoteHandler } from './application/create-credit-note.comman
 import { CreditNoteReadModel } from './application/credit-note-read-model';
 import { GetCreditNoteHandler } from './application/get-credit-note.query';
 import { ListCreditNotesHandler } from './application/list-credit-notes.query';
+import { RefundCreditNoteHandler } from './application/refund-credit-note.command';
 import { VoidCreditNoteHandler } from './application/void-credit-note.command';
 import { CreditNoteNumberRepository, CreditNoteRepository } from './domain/credit-note.repository';
 import { SqlCreditNoteReadModel } from './infrastructure/sql-credit-note-read-model';
@@ -23,6 +24,7 @@ import { TypeormCreditNoteNumberRepository, TypeormCreditNoteRepository } from '
     CreateCreditNoteHandler,
     ApplyCreditNoteHandler,
     VoidCreditNoteHandler,
+    RefundCreditNoteHandler,
     GetCreditNoteHandler,
     ListCreditNotesHandler,
   ],

@@ -12,6 +12,7 @@ import { GetPaymentHandler } from './application/get-payment.query';
 import { ListPaymentsHandler } from './application/list-payments.query';
 import { MatchPaymentHandler } from './application/match-payment.command';
 import { RecordPaymentHandler } from './application/record-payment.command';
+import { RefundPaymentHandler } from './application/refund-payment.command';
 import { ReverseApplicationHandler } from './application/reverse-application.command';
 import { MatchOutcomeRecorder } from './domain/match-outcome.recorder';
 import { PaymentRepository } from './domain/payment.repository';
@@ -38,6 +39,7 @@ import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repos
     RecordPaymentHandler,
     MatchPaymentHandler,
     ReverseApplicationHandler,
+    RefundPaymentHandler,
     GetPaymentHandler,
     ListPaymentsHandler,
   ],

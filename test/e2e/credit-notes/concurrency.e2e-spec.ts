@@ -23,7 +23,7 @@ describe('credit under concurrency', () => {
     const [row] = await app.query(
       `SELECT c.balance::bigint AS balance,
               (SELECT COALESCE(SUM(amount_due), 0) FROM invoices WHERE tenant_id = c.tenant_id AND customer_id = c.id AND status IN ('open', 'partially_paid'))
-            - (SELECT COALESCE(SUM(amount - amount_applied), 0) FROM payments WHERE tenant_id = c.tenant_id AND customer_id = c.id)
+            - (SELECT COALESCE(SUM(amount - amount_applied - amount_refunded), 0) FROM payments WHERE tenant_id = c.tenant_id AND customer_id = c.id)
             - (SELECT COALESCE(SUM(amount_remaining), 0) FROM credit_notes WHERE tenant_id = c.tenant_id AND customer_id = c.id AND voided_at IS NULL) AS explained,
               (SELECT COALESCE(SUM(debit - credit), 0) FROM ledger_entries WHERE tenant_id = c.tenant_id AND customer_id = c.id) AS ledger
          FROM customers c WHERE c.tenant_id = $1 AND c.id = $2`,

@@ -40,6 +40,7 @@ describe('credit notes', () => {
         amount_refunded: 0,
         amount_remaining: 0,
         applications: [{ id: expect.stringMatching(/^cna_/), invoice_id: invoice.id, amount: 2_500, applied_at: `${TODAY}T12:00:00.000Z` }],
+        refunds: [],
         reason: 'product_unsatisfactory',
         memo: 'Damaged',
         line_items: [],

@@ -68,6 +68,7 @@ describe('customers', () => {
           total_paid: 0,
           total_credited: 0,
           total_written_off: 0,
+          total_refunded: 0,
           balance: 0,
           unapplied_payments: 0,
           overdue_amount: 0,

@@ -65,7 +65,7 @@ describe('POST /payments: database round trips', () => {
       'INSERT INTO ledger_entries', // the customer's balance follows in its trigger
       'WITH INSERT INTO outbox',
       'COMMIT',
-      expect.stringMatching(/^SELECT p\.tenant_id, .* FROM payments$/), // the 201: the payment with its applications
+      expect.stringMatching(/^SELECT p\.tenant_id, .* FROM (payments|refunds)$/), // the 201: the payment with its applications and refunds
     ]);
     // Parsed and planned once per connection: every statement but the transaction's own and the
     // outbox insert (its text varies with the number of events) is a named prepared statement.

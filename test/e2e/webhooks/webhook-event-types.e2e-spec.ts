@@ -146,6 +146,16 @@ describe('every event type arrives signed', () => {
     const unused = await ok(app.post('/api/v1/credit-notes', { customer_id: customer.id, amount: 300, reason: 'duplicate' }, t.token), 201);
     await ok(app.post(`/api/v1/credit-notes/${unused.id}/void`, {}, t.token), 200);
     expect(verified(await received('credit_note.voided', unused.id)).event.data.object).toMatchObject({ id: unused.id, status: 'void' });
+    const refund = await ok(app.post(`/api/v1/credit-notes/${note.id}/refunds`, { amount: 100 }, t.token), 201);
+    expect(verified(await received('credit_note.refunded', note.id)).event.data).toMatchObject({ object: { amount_refunded: 100, amount_remaining: 500 }, refund });
+  });
+
+  it('payment.refunded', async () => {
+    const customer = await ok(app.post('/api/v1/customers', { name: 'Cyberdyne', currency: 'usd' }, t.token), 201);
+    const payment = await ok(app.post('/api/v1/payments', { customer_id: customer.id, amount: 2_000, auto_match: 'none' }, t.token), 201);
+    const refund = await ok(app.post(`/api/v1/payments/${payment.id}/refunds`, { amount: 500, reason: 'Overpaid' }, t.token), 201);
+    const refunded = verified(await received('payment.refunded', payment.id));
+    expect(refunded.event.data).toMatchObject({ object: { amount_refunded: 500, amount_unapplied: 1_500 }, previous_attributes: { amount_refunded: 0 }, refund });
   });
 
   it('covered every type', () => {

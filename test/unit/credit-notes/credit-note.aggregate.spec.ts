@@ -15,7 +15,7 @@ describe('CreditNote', () => {
   it('is created open with a credit_note ledger credit dated today and credit_note.created', () => {
     const note = create({ memo: '  Damaged  ' });
     expect(note.toJSON()).toMatchObject({ number: 'CN-000001', status: 'open', currency: 'usd', amount: 3_000, amount_remaining: 3_000, memo: 'Damaged', line_items: [] });
-    expect(note.pullMovements()).toEqual([{ type: 'credit_note', date: AT.today, debit: 0, credit: 3_000, description: 'Credit note CN-000001' }]);
+    expect(note.pullMovements()).toEqual([{ type: 'credit_note', date: AT.today, debit: 0, credit: 3_000, description: 'Credit note CN-000001', refundId: null }]);
     expect(types(note)).toEqual(['credit_note.created']);
   });
 
@@ -65,7 +65,7 @@ describe('CreditNote', () => {
     const note = persisted(create());
     note.void(LATER);
     expect(note.toJSON()).toMatchObject({ status: 'void', voided_at: LATER.now.toISOString() });
-    expect(note.pullMovements()).toEqual([{ type: 'void', date: LATER.today, debit: 3_000, credit: 0, description: 'Credit note CN-000001 voided' }]);
+    expect(note.pullMovements()).toEqual([{ type: 'void', date: LATER.today, debit: 3_000, credit: 0, description: 'Credit note CN-000001 voided', refundId: null }]);
     const events = note.pullEvents();
     expect(events.map((e) => e.type)).toEqual(['credit_note.voided']);
     expect(events[0].data.previous_attributes).toEqual({ status: 'open', voided_at: null });

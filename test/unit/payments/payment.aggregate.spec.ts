@@ -1,3 +1,4 @@
+import { ConflictError, InvalidStateError, ValidationError } from '../../../src/shared/domain/domain-error';
 import { Money } from '../../../src/shared/domain/money';
 import { CashApplication } from '../../../src/modules/payments/domain/cash-application.service';
 import { Payment } from '../../../src/modules/payments/domain/payment.aggregate';
@@ -131,12 +132,12 @@ describe('Payment', () => {
 
 describe('Payment ledger credit', () => {
   it('credits the customer once: at recording when known, or when the payment is identified', () => {
-    expect(aRecordedPayment().pullMovements()).toEqual([{ customerId: 'cus_a', date: '2025-03-01', credit: 10_000 }]);
+    expect(aRecordedPayment().pullMovements()).toEqual([{ customerId: 'cus_a', type: 'payment', date: '2025-03-01', debit: 0, credit: 10_000, refundId: null }]);
 
     const unidentified = aRecordedPayment({ customerId: null });
     expect(unidentified.pullMovements()).toEqual([]);
     unidentified.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 100, applicationId: 'app_1' }], 'auto', 'reference', LATER, 'cus_z');
-    expect(unidentified.pullMovements()).toEqual([{ customerId: 'cus_z', date: '2025-03-01', credit: 10_000 }]);
+    expect(unidentified.pullMovements()).toEqual([{ customerId: 'cus_z', type: 'payment', date: '2025-03-01', debit: 0, credit: 10_000, refundId: null }]);
     unidentified.apply([{ invoiceId: 'inv_2', invoiceNumber: 'INV-2', amount: 100, applicationId: 'app_2' }], 'manual', 'manual', LATER, 'cus_z');
     expect(unidentified.pullMovements()).toEqual([]);
   });
@@ -209,5 +210,33 @@ describe('CashApplication on real invoices', () => {
     expect(a.toJSON('2025-03-02')).toMatchObject({ status: 'open', amount_paid: 0 });
     expect(a.toSnapshot().paidOn).toBeNull();
     expect(payment.status).toBe('unapplied');
+  });
+});
+
+describe('Payment refunds (contract §15)', () => {
+  it('refunds only what is unapplied: a refund ledger debit dated today, payment.refunded, status by what is used', () => {
+    const payment = aRecordedPayment();
+    payment.pullMovements();
+    payment.pullEvents();
+    payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 6_000, applicationId: 'app_1' }], 'manual', 'manual', LATER);
+    expect(() => payment.refund(4_001, null, LATER_AT)).toThrow(ConflictError);
+    const refund = payment.refund(4_000, '  Overpaid ', LATER_AT);
+    expect(refund).toEqual({ id: expect.stringMatching(/^ref_/), amount: 4_000, reason: 'Overpaid', createdAt: LATER });
+    expect(payment.toJSON()).toMatchObject({ status: 'applied', amount_refunded: 4_000, amount_unapplied: 0, match: { status: 'matched' } });
+    expect(payment.pullMovements()).toEqual([{ customerId: 'cus_a', type: 'refund', date: '2025-03-02', debit: 4_000, credit: 0, refundId: refund.id }]);
+    expect(payment.pullEvents().map((e) => e.type)).toEqual(['payment.matched', 'payment.refunded']);
+    expect(payment.pullNewRefunds()).toEqual([refund]);
+  });
+
+  it('refuses a non-positive amount (400) and a payment with no customer yet (409)', () => {
+    for (const amount of [0, -1, 2.5]) expect(() => aRecordedPayment().refund(amount, null, LATER_AT)).toThrow(ValidationError);
+    expect(() => aRecordedPayment({ customerId: null }).refund(100, null, LATER_AT)).toThrow(InvalidStateError);
+  });
+
+  it('counts refunds as used: a refund alone makes the payment partially applied, and leaves less to apply', () => {
+    const payment = aRecordedPayment();
+    payment.refund(2_500, null, LATER_AT);
+    expect(payment.status).toBe('partially_applied');
+    expect(() => payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 7_501, applicationId: 'app_1' }], 'manual', 'manual', LATER)).toThrow(ConflictError);
   });
 });

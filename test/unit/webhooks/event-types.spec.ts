@@ -3,11 +3,12 @@ import { ValidationError } from '../../../src/shared/domain/domain-error';
 
 describe('event filters', () => {
   it('knows the public event types', () => {
-    expect(EVENT_TYPES).toHaveLength(18);
+    expect(EVENT_TYPES).toHaveLength(20);
     expect(EVENT_TYPES).toContain('payment.needs_review');
     expect(EVENT_TYPES).toContain('bank_statement.completed');
     expect(EVENT_TYPES).toContain('invoice.written_off');
     expect(EVENT_TYPES).toContain('credit_note.voided');
+    expect(EVENT_TYPES).toContain('payment.refunded');
     expect(EVENT_TYPES).toContain('invoice.marked_uncollectible');
     expect(EVENT_TYPES).toContain('payment.application_reversed');
   });

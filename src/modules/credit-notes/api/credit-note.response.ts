@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { RefundResponse } from '../../../shared/http/refund.dto';
 import { InvoiceResponse, LineItemResponse } from '../../invoicing';
 import { CREDIT_NOTE_REASONS, CREDIT_NOTE_STATUSES } from '../domain/credit-note.snapshot';
 
@@ -21,6 +22,7 @@ export class CreditNoteResponse {
   @ApiProperty({ example: 0, description: 'Σ refunds' }) amount_refunded: number;
   @ApiProperty({ example: 2500, description: 'amount − amount_applied − amount_refunded: the customer\'s credit' }) amount_remaining: number;
   @ApiProperty({ type: [CreditNoteApplicationResponse], description: 'Oldest first' }) applications: CreditNoteApplicationResponse[];
+  @ApiProperty({ type: [RefundResponse], description: 'Refunds, oldest first' }) refunds: RefundResponse[];
   @ApiProperty({ enum: CREDIT_NOTE_REASONS, example: 'product_unsatisfactory' }) reason: string;
   @ApiProperty({ example: 'Two units arrived damaged', nullable: true, type: String }) memo: string | null;
   @ApiProperty({ type: [LineItemResponse], description: 'The lines it was created with; empty when created with an amount' }) line_items: LineItemResponse[];

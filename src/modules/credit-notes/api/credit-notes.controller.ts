@@ -13,7 +13,10 @@ import { ApplyCreditNoteCommand, ApplyCreditNoteResult } from '../application/ap
 import { CreateCreditNoteCommand, CreateCreditNoteInput } from '../application/create-credit-note.command';
 import { GetCreditNoteQuery } from '../application/get-credit-note.query';
 import { ListCreditNotesQuery } from '../application/list-credit-notes.query';
+import { RefundCreditNoteCommand } from '../application/refund-credit-note.command';
 import { VoidCreditNoteCommand } from '../application/void-credit-note.command';
+import { RefundJson } from '../../../shared/domain/refund';
+import { RefundRequest, RefundResponse } from '../../../shared/http/refund.dto';
 import { CreditNoteJson } from '../domain/credit-note.snapshot';
 import { ApplyCreditNoteRequest, CreateCreditNoteRequest, ListCreditNotesRequest } from './credit-note.request';
 import { ApplyCreditNoteResponse, CreditNotePageResponse, CreditNoteResponse } from './credit-note.response';
@@ -102,6 +105,22 @@ export class CreditNotesController {
   })
   apply(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Body() body: ApplyCreditNoteRequest): Promise<ApplyCreditNoteResult> {
     return this.commands.execute<ApplyCreditNoteResult>(new ApplyCreditNoteCommand(client.tenantId, id, body.applications));
+  }
+
+  @Post(':id/refunds')
+  @HttpCode(201)
+  @RequireScopes('invoices:write')
+  @ApiOperation({
+    summary: 'Refund part of the remaining credit',
+    description: 'Only from the remaining amount (409 beyond it). Posts a `refund` ledger debit dated today and emits `credit_note.refunded`; the credit note lists it in `refunds`. Honours Idempotency-Key.',
+  })
+  @ApiParam({ name: 'id', example: 'cn_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiResponse({ status: 201, type: RefundResponse })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed (amount not a positive integer, reason too long)' })
+  @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found' })
+  @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict: more than remains; invalid_state: the credit note is void' })
+  refund(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Body() body: RefundRequest): Promise<RefundJson> {
+    return this.commands.execute<RefundJson>(new RefundCreditNoteCommand(client.tenantId, id, body.amount, body.reason));
   }
 
   @Post(':id/void')

@@ -3,6 +3,7 @@ import { BusinessTime } from '../../../shared/domain/clock';
 import { InvalidStateError, ValidationError } from '../../../shared/domain/domain-error';
 import { newId } from '../../../shared/domain/ids';
 import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
+import { newRefund, presentRefund, RefundState, sumRefunds } from '../../../shared/domain/refund';
 import { LineItem, LineItemInput, MAX_LINES, totalsOf } from '../../invoicing';
 import { CreditNoteOverAppliedError, CreditNoteVoidError } from './credit-note.errors';
 import { CreditNoteEventType, CreditNoteEvents } from './credit-note.events';
@@ -18,13 +19,17 @@ import {
   presentCreditNote,
 } from './credit-note.snapshot';
 
-/** A change to what the customer owes: the credit given (credit), or taken back by a void (debit). */
+/**
+ * A change to what the customer owes: the credit given (credit), taken back by a void (debit), or
+ * paid out by a refund (debit, naming the refund).
+ */
 export interface CreditNoteMovement {
-  type: 'credit_note' | 'void';
+  type: 'credit_note' | 'void' | 'refund';
   date: string;
   debit: number;
   credit: number;
   description: string;
+  refundId: string | null;
 }
 
 export interface CreateCreditNoteParams {
@@ -59,6 +64,7 @@ const MAX_MEMO = 5000;
 export class CreditNote extends AggregateRoot {
   private movements: CreditNoteMovement[] = [];
   private added: CreditApplicationState[] = [];
+  private newRefunds: RefundState[] = [];
   private persisted: boolean;
 
   private constructor(
@@ -108,7 +114,7 @@ export class CreditNote extends AggregateRoot {
         memo,
         lineItems,
         applications: [],
-        amountRefunded: 0,
+        refunds: [],
         voidedAt: null,
         version: 1,
         createdAt: p.at.now,
@@ -116,7 +122,7 @@ export class CreditNote extends AggregateRoot {
       },
       false,
     );
-    note.movements.push({ type: 'credit_note', date: p.at.today, debit: 0, credit: amount, description: `Credit note ${p.number}` });
+    note.movements.push({ type: 'credit_note', date: p.at.today, debit: 0, credit: amount, description: `Credit note ${p.number}`, refundId: null });
     note.recordEvent(CreditNoteEvents.created, p.at.now);
     return note;
   }
@@ -132,7 +138,7 @@ export class CreditNote extends AggregateRoot {
   get currency(): string { return this.s.currency; }
   get status(): CreditNoteStatus { return creditNoteStatusOf(this.s); }
   get amount(): Money { return Money.of(this.s.amount, this.s.currency); }
-  get amountRemaining(): Money { return Money.of(this.s.amount - amountAppliedOf(this.s) - this.s.amountRefunded, this.s.currency); }
+  get amountRemaining(): Money { return Money.of(this.s.amount - amountAppliedOf(this.s) - sumRefunds(this.s.refunds), this.s.currency); }
   get isNew(): boolean { return !this.persisted; }
 
   /**
@@ -160,14 +166,37 @@ export class CreditNote extends AggregateRoot {
   /** Voids a credit note nothing was applied from or refunded: the credit is taken back (a ledger debit). */
   void(at: BusinessTime): void {
     if (this.s.voidedAt) throw new CreditNoteVoidError(this.s.number);
-    if (amountAppliedOf(this.s) + this.s.amountRefunded > 0) {
+    if (amountAppliedOf(this.s) + sumRefunds(this.s.refunds) > 0) {
       throw new InvalidStateError(`Credit note ${this.s.number} has been applied or refunded; only an unused credit note can be voided.`);
     }
     const before = this.changing();
     this.s.voidedAt = at.now;
     this.touch(at.now);
-    this.movements.push({ type: 'void', date: at.today, debit: this.s.amount, credit: 0, description: `Credit note ${this.s.number} voided` });
+    this.movements.push({ type: 'void', date: at.today, debit: this.s.amount, credit: 0, description: `Credit note ${this.s.number} voided`, refundId: null });
     this.recordEvent(CreditNoteEvents.voided, at.now, before);
+  }
+
+  /**
+   * Pays back part of the remaining credit (contract §15; 409 beyond it): a `refund` ledger debit
+   * dated today naming the refund, and `credit_note.refunded` with `data.refund`.
+   */
+  refund(amount: number, reason: string | null | undefined, at: BusinessTime): RefundState {
+    if (this.s.voidedAt) throw new CreditNoteVoidError(this.s.number);
+    const refund = newRefund(amount, reason, this.amountRemaining.amount, `Credit note ${this.s.number}`, at.now);
+    const before = this.changing();
+    this.s.refunds.push(refund);
+    this.newRefunds.push(refund);
+    this.touch(at.now);
+    this.movements.push({ type: 'refund', date: at.today, debit: amount, credit: 0, description: `Refund of credit note ${this.s.number}`, refundId: refund.id });
+    this.recordEvent(CreditNoteEvents.refunded, at.now, before, { refund: presentRefund(refund) });
+    return { ...refund };
+  }
+
+  /** Refunds made since the last save, for the repository to insert. */
+  pullNewRefunds(): RefundState[] {
+    const refunds = this.newRefunds;
+    this.newRefunds = [];
+    return refunds;
   }
 
   /** Ledger movements to write with this save. */
@@ -212,11 +241,12 @@ export class CreditNote extends AggregateRoot {
       amount_refunded: json.amount_refunded,
       amount_remaining: json.amount_remaining,
       applications: json.applications,
+      refunds: json.refunds,
       voided_at: json.voided_at,
     };
   }
 
-  private recordEvent(type: CreditNoteEventType, at: Date, previous?: Record<string, unknown>): void {
+  private recordEvent(type: CreditNoteEventType, at: Date, previous?: Record<string, unknown>, detail?: Record<string, unknown>): void {
     const object = this.toJSON();
     const changed = previous && Object.fromEntries(Object.entries(previous).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(object[k as keyof CreditNoteJson])));
     this.record({
@@ -225,11 +255,11 @@ export class CreditNote extends AggregateRoot {
       aggregateId: this.s.id,
       tenantId: this.s.tenantId,
       occurredAt: at,
-      data: { object: object as unknown as Record<string, unknown>, ...(changed ? { previous_attributes: changed } : {}) },
+      data: { object: object as unknown as Record<string, unknown>, ...(changed ? { previous_attributes: changed } : {}), ...detail },
     });
   }
 }
 
 function cloneSnapshot(s: CreditNoteSnapshot): CreditNoteSnapshot {
-  return { ...s, lineItems: s.lineItems.map((l) => ({ ...l })), applications: s.applications.map((a) => ({ ...a })) };
+  return { ...s, lineItems: s.lineItems.map((l) => ({ ...l })), applications: s.applications.map((a) => ({ ...a })), refunds: s.refunds.map((r) => ({ ...r })) };
 }

@@ -1,3 +1,4 @@
+import { presentRefund, RefundJson, RefundState, sumRefunds } from '../../../shared/domain/refund';
 import { LineItem, LineItemJson, LineItemSnapshot } from '../../invoicing';
 
 export const CREDIT_NOTE_STATUSES = ['open', 'partially_applied', 'applied', 'void'] as const;
@@ -32,7 +33,8 @@ export interface CreditNoteSnapshot {
   /** the lines it was created with; empty when it was created with an amount */
   lineItems: LineItemSnapshot[];
   applications: CreditApplicationState[];
-  amountRefunded: number;
+  /** what was paid back out of the remaining credit */
+  refunds: RefundState[];
   voidedAt: Date | null;
   version: number;
   createdAt: Date;
@@ -51,6 +53,7 @@ export interface CreditNoteJson {
   amount_refunded: number;
   amount_remaining: number;
   applications: { id: string; invoice_id: string; amount: number; applied_at: string }[];
+  refunds: RefundJson[];
   reason: CreditNoteReason;
   memo: string | null;
   line_items: LineItemJson[];
@@ -67,15 +70,16 @@ export function amountAppliedOf(s: Pick<CreditNoteSnapshot, 'applications'>): nu
  * Void once voided; otherwise what is left decides: nothing used yet — open; nothing left —
  * applied; in between — partially applied (a refund uses credit as an application does).
  */
-export function creditNoteStatusOf(s: Pick<CreditNoteSnapshot, 'voidedAt' | 'amount' | 'amountRefunded' | 'applications'>): CreditNoteStatus {
+export function creditNoteStatusOf(s: Pick<CreditNoteSnapshot, 'voidedAt' | 'amount' | 'refunds' | 'applications'>): CreditNoteStatus {
   if (s.voidedAt) return 'void';
-  const used = amountAppliedOf(s) + s.amountRefunded;
+  const used = amountAppliedOf(s) + sumRefunds(s.refunds);
   return used === 0 ? 'open' : used === s.amount ? 'applied' : 'partially_applied';
 }
 
 /** The credit note's public JSON (contract §15). */
 export function presentCreditNote(s: CreditNoteSnapshot): CreditNoteJson {
   const applied = amountAppliedOf(s);
+  const refunded = sumRefunds(s.refunds);
   return {
     id: s.id,
     number: s.number,
@@ -85,9 +89,10 @@ export function presentCreditNote(s: CreditNoteSnapshot): CreditNoteJson {
     currency: s.currency,
     amount: s.amount,
     amount_applied: applied,
-    amount_refunded: s.amountRefunded,
-    amount_remaining: s.amount - applied - s.amountRefunded,
+    amount_refunded: refunded,
+    amount_remaining: s.amount - applied - refunded,
     applications: s.applications.map((a) => ({ id: a.id, invoice_id: a.invoiceId, amount: a.amount, applied_at: a.appliedAt.toISOString() })),
+    refunds: s.refunds.map(presentRefund),
     reason: s.reason,
     memo: s.memo,
     line_items: s.lineItems.map((l) => LineItem.toJson(l)),

@@ -1,4 +1,5 @@
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { RefundJsonRow, refundsFromJson } from '../../../shared/infrastructure/database/refunds.sql';
 import { LineItemSnapshot } from '../../invoicing';
 import { CreditNoteReason, CreditNoteSnapshot } from '../domain/credit-note.snapshot';
 
@@ -11,7 +12,6 @@ export interface CreditNoteRow {
   invoice_id: string | null;
   currency: string;
   amount: string;
-  amount_refunded: string;
   reason: CreditNoteReason;
   memo: string | null;
   line_items: LineItemSnapshot[];
@@ -23,12 +23,15 @@ export interface CreditNoteRow {
   application_invoice_ids: string[];
   application_amounts: string[];
   application_ats: Date[];
+  refunds: RefundJsonRow[] | null;
 }
 
 /** `n` is credit_notes; its applications come along in the order they were made. */
 export const CREDIT_NOTE_SELECT = `n.tenant_id, n.id, n.number, n.customer_id, n.invoice_id, n.currency, n.amount::text AS amount,
-       n.amount_refunded::text AS amount_refunded, n.reason, n.memo, n.line_items, n.voided_at, n.version, n.created_at, n.updated_at,
-       a.application_ids, a.application_invoice_ids, a.application_amounts, a.application_ats`;
+       n.reason, n.memo, n.line_items, n.voided_at, n.version, n.created_at, n.updated_at,
+       a.application_ids, a.application_invoice_ids, a.application_amounts, a.application_ats,
+       (SELECT json_agg(json_build_array(r.id, r.amount::text, r.reason, r.created_at) ORDER BY r.created_at, r.id)
+          FROM refunds r WHERE r.tenant_id = n.tenant_id AND r.credit_note_id = n.id) AS refunds`;
 
 export const CREDIT_NOTE_APPLICATIONS_JOIN = `LEFT JOIN LATERAL (
         SELECT array_agg(ca.id ORDER BY ca.applied_at, ca.id) AS application_ids,
@@ -57,7 +60,7 @@ export const CreditNoteMapper = {
         amount: toSafeNumber(row.application_amounts[k]),
         appliedAt: row.application_ats[k],
       })),
-      amountRefunded: toSafeNumber(row.amount_refunded),
+      refunds: refundsFromJson(row.refunds),
       voidedAt: row.voided_at,
       version: row.version,
       createdAt: row.created_at,

@@ -5,6 +5,8 @@ import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work
 import { LedgerWriter } from '../../customers';
 import { CreditNote } from '../domain/credit-note.aggregate';
 import { CreditNoteNumberRepository, CreditNoteRepository } from '../domain/credit-note.repository';
+import { sumRefunds } from '../../../shared/domain/refund';
+import { insertRefunds } from '../../../shared/infrastructure/database/refunds.sql';
 import { amountAppliedOf } from '../domain/credit-note.snapshot';
 import { CREDIT_NOTE_APPLICATIONS_JOIN, CREDIT_NOTE_SELECT, CreditNoteMapper, CreditNoteRow } from './credit-note.mapper';
 
@@ -39,9 +41,9 @@ export class TypeormCreditNoteRepository extends CreditNoteRepository {
 
   async save(note: CreditNote): Promise<void> {
     const s = note.toSnapshot();
-    const figures = [note.status, amountAppliedOf(s), s.amountRefunded, s.voidedAt, s.updatedAt];
+    const figures = [note.status, amountAppliedOf(s), sumRefunds(s.refunds), s.voidedAt, s.updatedAt];
     if (note.isNew) {
-      await this.uow.query(
+      await this.insert(
         `INSERT INTO credit_notes (tenant_id, id, number, customer_id, invoice_id, currency, amount, reason, memo, line_items,
                                    status, amount_applied, amount_refunded, voided_at, updated_at, version, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, 1, $16)`,
@@ -66,21 +68,34 @@ export class TypeormCreditNoteRepository extends CreditNoteRepository {
         [s.tenantId, s.id, added.map((a) => a.id), added.map((a) => a.invoiceId), added.map((a) => a.amount), added.map((a) => a.appliedAt)],
       );
     }
+    await insertRefunds(this.uow, s.tenantId, { creditNoteId: s.id }, s.customerId, s.currency, note.pullNewRefunds());
     for (const m of note.pullMovements()) {
       await this.ledger.post({
         tenantId: s.tenantId,
         customerId: s.customerId,
         entryDate: m.date,
         type: m.type,
-        sourceType: 'credit_note',
-        sourceId: s.id,
-        reference: s.number,
+        sourceType: m.refundId ? 'refund' : 'credit_note',
+        sourceId: m.refundId ?? s.id,
+        reference: m.refundId ?? s.number,
         description: m.description,
         debit: m.debit,
         credit: m.credit,
       });
     }
     await this.uow.publish(note.pullEvents());
+  }
+
+  /** The customer's currency changed after it was read: the key that includes it refuses the row (409, as for invoices and payments). */
+  private async insert(sql: string, params: unknown[]): Promise<void> {
+    try {
+      await this.uow.query(sql, params);
+    } catch (error) {
+      if ((error as { constraint?: string }).constraint === 'credit_notes_customer_currency_fkey') {
+        throw new ConflictError(`The customer's currency changed while this request ran; retry the request.`);
+      }
+      throw error;
+    }
   }
 }
 

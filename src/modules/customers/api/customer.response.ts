@@ -53,6 +53,7 @@ export class ArSummaryResponse {
   @ApiProperty({ example: 1055000, description: 'Sum of payments received' }) total_paid: number;
   @ApiProperty({ example: 2500, description: 'Sum of credit notes issued, not void' }) total_credited: number;
   @ApiProperty({ example: 4500, description: 'Sum of write-offs, plus the amount due of invoices marked uncollectible' }) total_written_off: number;
+  @ApiProperty({ example: 1000, description: 'Sum of refunds of payments and credit notes' }) total_refunded: number;
   @ApiProperty({ example: 195000 }) balance: number;
   @ApiProperty({ example: 0 }) unapplied_payments: number;
   @ApiProperty({ example: 75000 }) overdue_amount: number;

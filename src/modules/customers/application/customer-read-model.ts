@@ -32,6 +32,7 @@ export interface ArSummary {
   total_paid: Figure;
   total_credited: Figure;
   total_written_off: Figure;
+  total_refunded: Figure;
   balance: Figure;
   unapplied_payments: Figure;
   overdue_amount: Figure;

@@ -38,9 +38,9 @@ export function recountBalanceAndOverdueSql(tenant?: string, asOf?: string): str
 
 /**
  * Recounts the customers' AR summary totals of §15 — `total_written_off` (Σ write-offs, plus the
- * amount due of invoices marked uncollectible) and `total_credited` (Σ credit notes not void) — of
+ * amount due of invoices marked uncollectible) and `total_credited` (Σ credit notes not void) and `total_refunded` (Σ refunds) — of
  * one tenant when `tenant` names a parameter placeholder. Kept by triggers otherwise (migrations
- * 1763801500000, 1763801510000).
+ * 1763801500000, 1763801510000, 1763801520000).
  */
 export function recountReceivableTotalsSql(tenant?: string): string {
   return `
@@ -48,6 +48,7 @@ export function recountReceivableTotalsSql(tenant?: string): string {
      SET total_written_off = COALESCE((SELECT SUM(i.amount_written_off + CASE WHEN i.status = 'uncollectible' THEN i.amount_due ELSE 0 END)
                                          FROM invoices i WHERE i.tenant_id = c.tenant_id AND i.customer_id = c.id), 0),
          total_credited = COALESCE((SELECT SUM(n.amount) FROM credit_notes n
-                                     WHERE n.tenant_id = c.tenant_id AND n.customer_id = c.id AND n.voided_at IS NULL), 0)
+                                     WHERE n.tenant_id = c.tenant_id AND n.customer_id = c.id AND n.voided_at IS NULL), 0),
+         total_refunded = COALESCE((SELECT SUM(r.amount) FROM refunds r WHERE r.tenant_id = c.tenant_id AND r.customer_id = c.id), 0)
    WHERE ${tenant ? `c.tenant_id = ${tenant}` : 'true'}`;
 }

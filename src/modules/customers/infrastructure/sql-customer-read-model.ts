@@ -40,6 +40,7 @@ type CustomerDetailRow = CustomerRow &
     total_paid: string;
     total_credited: string;
     total_written_off: string;
+    total_refunded: string;
     average_days: string | null;
     last_payment_id: string | null;
     last_payment_amount: string | null;
@@ -60,10 +61,10 @@ const SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address
  * $3 aging as of, $4 today).
  */
 const CUSTOMER_DETAIL_SQL = `SELECT ${SELECT}, '' AS _keyset_value,
-        c.total_invoiced::text, c.total_paid::text, c.total_credited::text, c.total_written_off::text,
+        c.total_invoiced::text, c.total_paid::text, c.total_credited::text, c.total_written_off::text, c.total_refunded::text,
         ROUND(c.paid_days_sum::numeric / NULLIF(c.paid_invoice_count, 0), 1)::text AS average_days,
         c.last_payment_id, lp.amount::text AS last_payment_amount, c.last_payment_date::text,
-        (SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
+        (SELECT COALESCE(SUM(p.amount - p.amount_applied - p.amount_refunded), 0) FROM payments p
           WHERE p.tenant_id = $1 AND p.customer_id = $2 AND p.status <> 'applied')::text AS unapplied,
         o.*
    FROM customers c
@@ -171,6 +172,7 @@ export class SqlCustomerReadModel extends CustomerReadModel {
         total_paid: toFigure(row.total_paid),
         total_credited: toFigure(row.total_credited),
         total_written_off: toFigure(row.total_written_off),
+        total_refunded: toFigure(row.total_refunded),
         balance: view.balance,
         unapplied_payments: toFigure(row.unapplied),
         overdue_amount: view.overdue_amount,

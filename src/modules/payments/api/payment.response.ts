@@ -1,3 +1,4 @@
+import { RefundResponse } from '../../../shared/http/refund.dto';
 import { ApiProperty } from '@nestjs/swagger';
 import { AUTO_MATCH_MODES, CUSTOMER_SOURCES, PAYMENT_METHODS, PAYMENT_STATUSES } from '../domain/payment.snapshot';
 
@@ -58,10 +59,12 @@ export class PaymentResponse {
   @ApiProperty({ type: [RemittanceLineResponse] }) remittance: RemittanceLineResponse[];
   @ApiProperty({ type: PayerResponse, nullable: true, description: 'Who paid, when said (§14)' }) payer: PayerResponse | null;
   @ApiProperty({ example: 'AAAASESS-FP-CN98765', nullable: true, type: String, description: 'The bank\'s id of the entry' }) bank_entry_id: string | null;
-  @ApiProperty({ enum: PAYMENT_STATUSES }) status: string;
+  @ApiProperty({ enum: PAYMENT_STATUSES, description: 'How much is used (applied or refunded): none, some, all' }) status: string;
   @ApiProperty({ example: 10000 }) amount_applied: number;
-  @ApiProperty({ example: 2550, description: 'The customer\'s credit from this payment' }) amount_unapplied: number;
+  @ApiProperty({ example: 0, description: 'Σ refunds' }) amount_refunded: number;
+  @ApiProperty({ example: 2550, description: 'amount − amount_applied − amount_refunded: the customer\'s credit from this payment' }) amount_unapplied: number;
   @ApiProperty({ type: [PaymentApplicationResponse], description: 'Active applications (reversed ones are left out)' }) applications: PaymentApplicationResponse[];
+  @ApiProperty({ type: [RefundResponse], description: 'Refunds, oldest first' }) refunds: RefundResponse[];
   @ApiProperty({ type: PaymentMatchResponse }) match: PaymentMatchResponse;
   @ApiProperty({ enum: AUTO_MATCH_MODES }) auto_match: string;
   @ApiProperty({ example: {}, type: 'object', additionalProperties: true }) metadata: Record<string, unknown>;

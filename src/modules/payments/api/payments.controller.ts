@@ -12,7 +12,10 @@ import { GetPaymentQuery } from '../application/get-payment.query';
 import { ListPaymentsQuery } from '../application/list-payments.query';
 import { MatchPaymentCommand, MatchPaymentResult } from '../application/match-payment.command';
 import { RecordPaymentCommand } from '../application/record-payment.command';
+import { RefundPaymentCommand } from '../application/refund-payment.command';
 import { ReverseApplicationCommand } from '../application/reverse-application.command';
+import { RefundRequest, RefundResponse } from '../../../shared/http/refund.dto';
+import { RefundJson } from '../../../shared/domain/refund';
 import { PaymentJson } from '../domain/payment.snapshot';
 import { ListPaymentsRequest, MatchPaymentRequest, RecordPaymentRequest } from './payment.request';
 import { MatchPaymentResponse, PaymentPageResponse, PaymentResponse } from './payment.response';
@@ -98,6 +101,24 @@ export class PaymentsController {
   })
   async match(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Body() body: MatchPaymentRequest): Promise<MatchPaymentResult> {
     return this.commands.execute<MatchPaymentResult>(new MatchPaymentCommand(client.tenantId, id, body.applications));
+  }
+
+  @Post(':id/refunds')
+  @HttpCode(201)
+  @RequireScopes('payments:write')
+  @ApiOperation({
+    summary: 'Refund part of what is unapplied',
+    description:
+      'Only from the unapplied amount (409 beyond it); a payment without a customer cannot be refunded until it is matched to one (409). Posts a `refund` ledger debit dated today and emits `payment.refunded`; the payment lists it in `refunds`.',
+  })
+  @ApiParam({ name: 'id', example: 'pay_01jc9x7m3ef0ab6yr2t0n4q8zd' })
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiResponse({ status: 201, type: RefundResponse })
+  @ApiResponse({ status: 400, type: ProblemResponse, description: 'validation_failed (amount not a positive integer, reason too long)' })
+  @ApiResponse({ status: 404, type: ProblemResponse, description: 'not_found' })
+  @ApiResponse({ status: 409, type: ProblemResponse, description: 'conflict: more than is unapplied; invalid_state: no customer yet' })
+  refund(@CurrentClient() client: AuthenticatedClient, @Param('id') id: string, @Body() body: RefundRequest): Promise<RefundJson> {
+    return this.commands.execute<RefundJson>(new RefundPaymentCommand(client.tenantId, id, body.amount, body.reason));
   }
 
   @Delete(':id/applications/:application_id')

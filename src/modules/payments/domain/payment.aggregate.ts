@@ -1,6 +1,7 @@
 import { AggregateRoot } from '../../../shared/domain/aggregate-root';
-import { isDateString } from '../../../shared/domain/clock';
-import { ValidationError } from '../../../shared/domain/domain-error';
+import { BusinessTime, isDateString } from '../../../shared/domain/clock';
+import { InvalidStateError, ValidationError } from '../../../shared/domain/domain-error';
+import { newRefund, presentRefund, RefundState, sumRefunds } from '../../../shared/domain/refund';
 import { Money } from '../../../shared/domain/money';
 import { MAX_PAYER_TEXT, normalizePayerAccount, Payer } from '../../../shared/domain/payer';
 import { ApplicationAlreadyReversedError, ApplicationNotFoundError, PaymentOverAppliedError } from './payment.errors';
@@ -21,11 +22,18 @@ import {
   presentPayment,
 } from './payment.snapshot';
 
-/** A change to what the customer owes: the payment received, credited once the customer is known. */
+/**
+ * A change to what the customer owes: the payment received (a credit, once the customer is
+ * known), or a refund paid back out of it (a debit naming the refund).
+ */
 export interface PaymentLedgerMovement {
   customerId: string;
+  type: 'payment' | 'refund';
   date: string;
+  debit: number;
   credit: number;
+  /** the refund's id for a refund line; the payment itself otherwise */
+  refundId: string | null;
 }
 
 /** What the payment needs to know about an invoice it is applied to. */
@@ -45,6 +53,7 @@ const UNMATCHED: PaymentMatch = { status: 'unmatched', rule: null, suggestions: 
 export class Payment extends AggregateRoot {
   private readonly applications: PaymentApplications;
   private movements: PaymentLedgerMovement[] = [];
+  private newRefunds: RefundState[] = [];
 
   private constructor(
     private state: Omit<PaymentSnapshot, 'version' | 'applications'>,
@@ -100,6 +109,7 @@ export class Payment extends AggregateRoot {
         autoMatch,
         metadata: input.metadata ?? {},
         match: UNMATCHED,
+        refunds: [],
         createdAt: input.at,
         updatedAt: input.at,
       },
@@ -113,7 +123,13 @@ export class Payment extends AggregateRoot {
   static restore(snapshot: PaymentSnapshot): Payment {
     const { version, applications, ...rest } = snapshot;
     const payment = new Payment(
-      { ...rest, remittance: [...rest.remittance], payer: rest.payer ? { ...rest.payer } : null, metadata: { ...rest.metadata } },
+      {
+        ...rest,
+        remittance: [...rest.remittance],
+        payer: rest.payer ? { ...rest.payer } : null,
+        metadata: { ...rest.metadata },
+        refunds: rest.refunds.map((r) => ({ ...r })),
+      },
       applications.map((a) => PaymentApplication.restore(a)),
     );
     payment.version = version;
@@ -192,11 +208,22 @@ export class Payment extends AggregateRoot {
       this.currency,
     );
   }
+  get amountRefunded(): Money {
+    return Money.of(sumRefunds(this.state.refunds), this.currency);
+  }
+  /** What is left to apply or refund: the customer's credit from this payment. */
   get amountUnapplied(): Money {
-    return this.amount.subtract(this.amountApplied);
+    return this.amount.subtract(this.amountApplied).subtract(this.amountRefunded);
   }
   get status(): PaymentStatus {
-    return paymentStatusOf(this.state.amount, this.amountApplied.amount);
+    return paymentStatusOf(this.state.amount, this.amountApplied.amount, this.amountRefunded.amount);
+  }
+
+  /** Refunds made since the last save, for the repository to insert. */
+  pullNewRefunds(): RefundState[] {
+    const refunds = this.newRefunds;
+    this.newRefunds = [];
+    return refunds;
   }
 
   /** Ledger movements to write with this save (the repository posts them to the customer's ledger). */
@@ -252,6 +279,29 @@ export class Payment extends AggregateRoot {
     return application;
   }
 
+  /**
+   * Pays back part of what is unapplied (contract §15; 409 beyond it): a `refund` ledger debit
+   * dated today naming the refund, and `payment.refunded`. A review still open stays open while
+   * something is left; otherwise the match status follows what is left.
+   */
+  refund(amount: number, reason: string | null | undefined, at: BusinessTime): RefundState {
+    const customerId = this.state.customerId;
+    if (customerId === null) {
+      throw new InvalidStateError(`Payment ${this.state.id} has no customer yet; match it to an invoice of its customer first.`);
+    }
+    const refund = newRefund(amount, reason, this.amountUnapplied.amount, `Payment ${this.state.id}`, at.now);
+    const before = this.snapshot();
+    this.state = { ...this.state, refunds: [...this.state.refunds, refund], updatedAt: at.now };
+    this.newRefunds.push(refund);
+    if (this.state.match.status !== 'needs_review' || this.amountUnapplied.isZero()) {
+      const rule = this.activeApplications.length === 0 ? null : this.state.match.rule;
+      this.state = { ...this.state, match: { status: this.appliedMatchStatus(), rule, suggestions: [] } };
+    }
+    this.movements.push({ customerId, type: 'refund', date: at.today, debit: amount, credit: 0, refundId: refund.id });
+    this.record(PaymentEvents.refunded(this, before, at.now, presentRefund(refund)));
+    return { ...refund };
+  }
+
   /** Automatic matching found several equally good answers: a person has to pick one. */
   needsReview(rule: MatchRule | ReviewRule, suggestions: MatchSuggestion[], at: Date): void {
     const before = this.snapshot();
@@ -274,9 +324,10 @@ export class Payment extends AggregateRoot {
     this.movements.push(this.receivedMovement(customerId));
   }
 
+  /** Nothing applied: unmatched; nothing left to apply (applied or refunded): matched; else partial. */
   private appliedMatchStatus(): MatchStatus {
-    const status = this.status;
-    return status === 'applied' ? 'matched' : status === 'partially_applied' ? 'partial' : 'unmatched';
+    if (this.amountApplied.isZero()) return 'unmatched';
+    return this.amountUnapplied.isZero() ? 'matched' : 'partial';
   }
 
   /** The fields a match or reversal changes, for `previous_attributes`. */
@@ -286,14 +337,16 @@ export class Payment extends AggregateRoot {
       customer_id: json.customer_id,
       status: json.status,
       amount_applied: json.amount_applied,
+      amount_refunded: json.amount_refunded,
       amount_unapplied: json.amount_unapplied,
       applications: json.applications,
+      refunds: json.refunds,
       match: json.match,
     };
   }
 
   private receivedMovement(customerId: string): PaymentLedgerMovement {
-    return { customerId, date: this.state.paymentDate, credit: this.state.amount };
+    return { customerId, type: 'payment', date: this.state.paymentDate, debit: 0, credit: this.state.amount, refundId: null };
   }
 
   toSnapshot(): PaymentSnapshot {

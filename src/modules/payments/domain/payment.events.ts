@@ -6,15 +6,16 @@ export const PAYMENT_CREATED = 'payment.created';
 export const PAYMENT_MATCHED = 'payment.matched';
 export const PAYMENT_APPLICATION_REVERSED = 'payment.application_reversed';
 export const PAYMENT_NEEDS_REVIEW = 'payment.needs_review';
+export const PAYMENT_REFUNDED = 'payment.refunded';
 
-function event(type: string, payment: Payment, at: Date, previous?: Record<string, unknown>): DomainEvent {
+function event(type: string, payment: Payment, at: Date, previous?: Record<string, unknown>, detail?: Record<string, unknown>): DomainEvent {
   return {
     type,
     aggregateType: 'payment',
     aggregateId: payment.id,
     tenantId: payment.tenantId,
     occurredAt: at,
-    data: { object: payment.toJSON() as unknown as Record<string, unknown>, ...(previous ? { previous_attributes: previous } : {}) },
+    data: { object: payment.toJSON() as unknown as Record<string, unknown>, ...(previous ? { previous_attributes: previous } : {}), ...detail },
   };
 }
 
@@ -28,4 +29,7 @@ export const PaymentEvents = {
     event(PAYMENT_APPLICATION_REVERSED, payment, at, previous),
   /** Automatic matching found several answers and applied none: a person has to pick (contract §8). */
   needsReview: (payment: Payment, previous: Record<string, unknown>, at: Date): DomainEvent => event(PAYMENT_NEEDS_REVIEW, payment, at, previous),
+  /** Part of what was unapplied paid back (contract §15); `data.refund` is the refund. */
+  refunded: (payment: Payment, previous: Record<string, unknown>, at: Date, refund: object): DomainEvent =>
+    event(PAYMENT_REFUNDED, payment, at, previous, { refund }),
 };

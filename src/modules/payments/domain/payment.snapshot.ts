@@ -1,4 +1,5 @@
 import type { Payer } from '../../../shared/domain/payer';
+import { presentRefund, RefundJson, RefundState, sumRefunds } from '../../../shared/domain/refund';
 import type { PaymentApplicationState } from './payment-application.entity';
 import type { AutoMatchMode, MatchRule, MatchSuggestion, RemittanceLine, ReviewRule } from './matching/cash-matching.policy';
 
@@ -54,6 +55,8 @@ export interface PaymentSnapshot {
   match: PaymentMatch;
   /** all applications, reversed ones included (history) */
   applications: PaymentApplicationState[];
+  /** what was paid back out of the unapplied amount (contract §15) */
+  refunds: RefundState[];
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -81,8 +84,10 @@ export interface PaymentJson {
   bank_entry_id: string | null;
   status: PaymentStatus;
   amount_applied: number;
+  amount_refunded: number;
   amount_unapplied: number;
   applications: PaymentApplicationJson[];
+  refunds: RefundJson[];
   match: PaymentMatch & { customer_source: CustomerSource | null };
   auto_match: AutoMatchMode;
   metadata: Record<string, unknown>;
@@ -90,14 +95,20 @@ export interface PaymentJson {
   updated_at: string;
 }
 
-export function paymentStatusOf(amount: number, applied: number): PaymentStatus {
-  return applied === 0 ? 'unapplied' : applied === amount ? 'applied' : 'partially_applied';
+/**
+ * How much of the payment is used — applied to invoices or refunded: none (unapplied), all
+ * (applied: nothing is left to apply), or some (partially applied). The database checks the same.
+ */
+export function paymentStatusOf(amount: number, applied: number, refunded = 0): PaymentStatus {
+  const used = applied + refunded;
+  return used === 0 ? 'unapplied' : used === amount ? 'applied' : 'partially_applied';
 }
 
 /** The payment's public JSON (contract §8): active applications only, amounts derived from them. */
 export function presentPayment(s: PaymentSnapshot): PaymentJson {
   const active = s.applications.filter((a) => a.reversedAt === null);
   const applied = active.reduce((sum, a) => sum + a.amount, 0);
+  const refunded = sumRefunds(s.refunds);
   return {
     id: s.id,
     customer_id: s.customerId,
@@ -112,9 +123,10 @@ export function presentPayment(s: PaymentSnapshot): PaymentJson {
     })),
     payer: s.payer ? { name: s.payer.name, account: s.payer.account, bank_id: s.payer.bankId } : null,
     bank_entry_id: s.bankEntryId,
-    status: paymentStatusOf(s.amount, applied),
+    status: paymentStatusOf(s.amount, applied, refunded),
     amount_applied: applied,
-    amount_unapplied: s.amount - applied,
+    amount_refunded: refunded,
+    amount_unapplied: s.amount - applied - refunded,
     applications: active.map((a) => ({
       id: a.id,
       invoice_id: a.invoiceId,
@@ -123,6 +135,7 @@ export function presentPayment(s: PaymentSnapshot): PaymentJson {
       source: a.source,
       applied_at: a.appliedAt.toISOString(),
     })),
+    refunds: s.refunds.map(presentRefund),
     match: { status: s.match.status, rule: s.match.rule, suggestions: s.match.suggestions, customer_source: s.customerSource },
     auto_match: s.autoMatch,
     metadata: s.metadata,

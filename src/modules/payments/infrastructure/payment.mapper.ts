@@ -1,4 +1,6 @@
+import { RefundState } from '../../../shared/domain/refund';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
+import { RefundJsonRow, refundsFromJson } from '../../../shared/infrastructure/database/refunds.sql';
 import { PaymentApplicationState } from '../domain/payment-application.entity';
 import { PaymentSnapshot } from '../domain/payment.snapshot';
 import { RemittanceLine } from '../domain/matching/cash-matching.policy';
@@ -26,6 +28,8 @@ export interface PaymentRow {
   version: number;
   created_at: Date;
   updated_at: Date;
+  /** PAYMENT_REFUNDS_COLUMN, where the query selected it: [id, amount, reason, created_at] */
+  refunds?: RefundJsonRow[] | null;
 }
 
 export interface ApplicationRow {
@@ -43,6 +47,17 @@ export interface ApplicationRow {
 export const PAYMENT_COLUMNS = `p.tenant_id, p.id, p.customer_id, p.amount, p.currency, to_char(p.payment_date, 'YYYY-MM-DD') AS payment_date,
   p.method, p.reference, p.remittance, p.payer_name, p.payer_account, p.payer_bank_id, p.bank_entry_id, p.customer_source, p.auto_match, p.match_status, p.match_rule, p.match_suggestions, p.metadata,
   p.version, p.created_at, p.updated_at`;
+
+/**
+ * The payment's refunds (`p`), oldest first, as one JSON column. For reads only: a statement that
+ * locks the payment and waited for it would read its refunds as they were before the wait.
+ */
+export const PAYMENT_REFUNDS_COLUMN = `(SELECT json_agg(json_build_array(r.id, r.amount::text, r.reason, r.created_at) ORDER BY r.created_at, r.id)
+     FROM refunds r WHERE r.tenant_id = p.tenant_id AND r.payment_id = p.id) AS refunds`;
+
+/** The refunds of one payment ($1 tenant, $2 payment), oldest first, read after its row is locked. */
+export const REFUNDS_SQL = `SELECT json_build_array(r.id, r.amount::text, r.reason, r.created_at) AS refund
+   FROM refunds r WHERE r.tenant_id = $1 AND r.payment_id = $2 ORDER BY r.created_at, r.id`;
 
 /** Applications of the given payments with their invoice numbers, oldest first. */
 export const APPLICATIONS_SQL = `
@@ -65,7 +80,8 @@ export const PaymentMapper = {
     };
   },
 
-  toSnapshot(row: PaymentRow, applications: ApplicationRow[]): PaymentSnapshot {
+  /** `refunds`: read apart (after a lock); by default the row's PAYMENT_REFUNDS_COLUMN. */
+  toSnapshot(row: PaymentRow, applications: ApplicationRow[], refunds: RefundState[] = refundsFromJson(row.refunds)): PaymentSnapshot {
     return {
       tenantId: row.tenant_id,
       id: row.id,
@@ -89,6 +105,7 @@ export const PaymentMapper = {
       metadata: row.metadata,
       match: { status: row.match_status, rule: row.match_rule, suggestions: row.match_suggestions },
       applications: applications.map(PaymentMapper.toApplication),
+      refunds,
       version: row.version,
       createdAt: row.created_at,
       updatedAt: row.updated_at,

@@ -7,7 +7,7 @@ import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { PaymentNotFoundError } from '../domain/payment.errors';
 import { PAYMENT_METHODS, PAYMENT_STATUSES, PaymentJson, presentPayment } from '../domain/payment.snapshot';
-import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow } from './payment.mapper';
+import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PAYMENT_REFUNDS_COLUMN, PaymentMapper, PaymentRow } from './payment.mapper';
 import { ListPaymentsFilters, PaymentReadModel } from '../application/payment-read-model';
 
 const SORTS = ['created_at', 'payment_date', 'amount'] as const;
@@ -55,7 +55,7 @@ export class SqlPaymentReadModel extends PaymentReadModel {
     if (!isValidId(id, 'pay')) throw new PaymentNotFoundError(id);
     // One statement: the payment once per application (once with nulls when it has none).
     const rows = await this.uow.query<PaymentWithApplicationRow>(
-      `SELECT ${PAYMENT_COLUMNS}, a.id AS app_id, a.invoice_id AS app_invoice_id, i.number AS app_invoice_number, a.amount AS app_amount,
+      `SELECT ${PAYMENT_COLUMNS}, ${PAYMENT_REFUNDS_COLUMN}, a.id AS app_id, a.invoice_id AS app_invoice_id, i.number AS app_invoice_number, a.amount AS app_amount,
               a.source AS app_source, a.applied_at AS app_applied_at, a.reversed_at AS app_reversed_at
          FROM payments p
          LEFT JOIN payment_applications a ON a.tenant_id = p.tenant_id AND a.payment_id = p.id
@@ -104,7 +104,7 @@ export class SqlPaymentReadModel extends PaymentReadModel {
     where.push(keysetCondition(column, 'p.id', sort, list.cursor, params));
 
     const rows = await this.uow.query<PaymentRow & { _keyset_value: string }>(
-      `SELECT ${PAYMENT_COLUMNS}, ${keysetValue(column)} FROM payments p
+      `SELECT ${PAYMENT_COLUMNS}, ${PAYMENT_REFUNDS_COLUMN}, ${keysetValue(column)} FROM payments p
         WHERE ${where.join(' AND ')}
         ORDER BY ${keysetOrder(column, 'p.id', sort)}
         LIMIT ${list.limit + 1}`,

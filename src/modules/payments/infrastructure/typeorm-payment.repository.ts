@@ -5,7 +5,8 @@ import { LedgerWriter } from '../../customers';
 import { Payment } from '../domain/payment.aggregate';
 import { PaymentApplication } from '../domain/payment-application.entity';
 import { PaymentRepository } from '../domain/payment.repository';
-import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow } from './payment.mapper';
+import { insertRefunds, RefundJsonRow, refundsFromJson } from '../../../shared/infrastructure/database/refunds.sql';
+import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow, REFUNDS_SQL } from './payment.mapper';
 
 const identity = (tenantId: string, id: string) => `payment:${tenantId}:${id}`;
 
@@ -52,8 +53,10 @@ export class TypeormPaymentRepository extends PaymentRepository {
       [tenantId, id],
     );
     if (!row) return null;
+    // Read after the lock, in statements of their own: they see what the previous holder committed.
     const applications = await this.uow.query<ApplicationRow>(APPLICATIONS_SQL, [tenantId, [id]]);
-    return Payment.restore(PaymentMapper.toSnapshot(row, applications));
+    const refunds = await this.uow.query<{ refund: RefundJsonRow }>(REFUNDS_SQL, [tenantId, id]);
+    return Payment.restore(PaymentMapper.toSnapshot(row, applications, refundsFromJson(refunds.map((r) => r.refund))));
   }
 
   async insert(payment: Payment): Promise<void> {
@@ -80,10 +83,10 @@ export class TypeormPaymentRepository extends PaymentRepository {
     const s = payment.toSnapshot();
     const params: unknown[] = [
       s.tenantId, s.id, s.customerId, payment.amountApplied.amount, payment.status, s.match.status, s.match.rule,
-      JSON.stringify(s.match.suggestions), s.updatedAt, payment.version, s.customerSource,
+      JSON.stringify(s.match.suggestions), s.updatedAt, payment.version, s.customerSource, payment.amountRefunded.amount,
     ];
     const update = `UPDATE payments SET customer_id = $3, amount_applied = $4, status = $5, match_status = $6, match_rule = $7,
-                           match_suggestions = $8::jsonb, updated_at = $9, customer_source = $11, version = version + 1
+                           match_suggestions = $8::jsonb, updated_at = $9, customer_source = $11, amount_refunded = $12, version = version + 1
         WHERE tenant_id = $1 AND id = $2 AND version = $10
         RETURNING version`;
     const added = payment.applicationChanges.added;
@@ -124,18 +127,20 @@ export class TypeormPaymentRepository extends PaymentRepository {
       );
     }
     payment.markApplicationsSaved();
+    // A refund needs a customer (the aggregate refuses one without), so customerId is set here.
+    await insertRefunds(this.uow, payment.tenantId, { paymentId: payment.id }, payment.customerId!, payment.currency, payment.pullNewRefunds());
     await this.uow.publish(payment.pullEvents());
     for (const movement of payment.pullMovements()) {
       await this.ledger.post({
         tenantId: payment.tenantId,
         customerId: movement.customerId,
         entryDate: movement.date,
-        type: 'payment',
-        sourceType: 'payment',
-        sourceId: payment.id,
-        reference: payment.reference ?? payment.id,
-        description: `Payment received (${payment.method})`,
-        debit: 0,
+        type: movement.type,
+        sourceType: movement.refundId ? 'refund' : 'payment',
+        sourceId: movement.refundId ?? payment.id,
+        reference: movement.refundId ?? payment.reference ?? payment.id,
+        description: movement.refundId ? `Refund of payment ${payment.reference ?? payment.id}` : `Payment received (${payment.method})`,
+        debit: movement.debit,
         credit: movement.credit,
       });
     }

@@ -1,6 +1,10 @@
 import { ValidationError } from '../../../shared/domain/domain-error';
 
-/** The public event types a subscription may name (contract §10). Stable strings, never class names. */
+/**
+ * The public event types a subscription may name (contract §10). Stable strings, never class
+ * names. `credit_note.refunded` is beyond the contract's list: a credit note's refund changes what
+ * a client sees of it, and every such change emits its event.
+ */
 export const EVENT_TYPES = [
   'invoice.created',
   'invoice.updated',
@@ -13,10 +17,12 @@ export const EVENT_TYPES = [
   'payment.created',
   'payment.matched',
   'payment.needs_review',
+  'payment.refunded',
   'payment.application_reversed',
   'credit_note.created',
   'credit_note.applied',
   'credit_note.voided',
+  'credit_note.refunded',
   'bank_statement.completed',
   'dispute.opened',
   'dispute.resolved',
