@@ -8,6 +8,7 @@ import { CreditNotesModule } from './modules/credit-notes';
 import { CustomersModule } from './modules/customers/customers.module';
 import { InvoicingModule } from './modules/invoicing/invoicing.module';
 import { PaymentsModule } from './modules/payments/payments.module';
+import { RemindersModule } from './modules/reminders';
 import { SettingsModule } from './modules/settings';
 import { StatusModule } from './modules/status/status.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
@@ -59,6 +60,7 @@ export class AppModule {
         WebhooksModule,
         SettingsModule,
         BankStatementsModule,
+        RemindersModule,
       ],
       providers: [
         // Guards run in this order: who is calling, how often, and may they.

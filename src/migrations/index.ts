@@ -14,6 +14,7 @@ import { BankStatements1763801400100 } from './1763801400100-bank-statements';
 import { WriteOffs1763801500000 } from './1763801500000-write-offs';
 import { CreditNotes1763801510000 } from './1763801510000-credit-notes';
 import { Refunds1763801520000 } from './1763801520000-refunds';
+import { InvoiceReminders1763801600000 } from './1763801600000-invoice-reminders';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   WriteOffs1763801500000,
   CreditNotes1763801510000,
   Refunds1763801520000,
+  InvoiceReminders1763801600000,
 ];

@@ -8,7 +8,7 @@ export interface DomainEvent {
   readonly aggregateId: string;
   readonly tenantId: string;
   readonly occurredAt: Date;
-  /** `object` and `previous_attributes` (contract §10), and what an event adds beside them (`write_off`, `refund`). */
+  /** `object` and `previous_attributes` (contract §10), and what an event adds beside them (`write_off`, `refund`, `reminder`). */
   readonly data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown>; [detail: string]: unknown };
 }
 

@@ -5,10 +5,11 @@ import { subscribe } from './support';
 
 process.env.WEBHOOK_RELAY_POLL_MS = '300';
 process.env.INVOICE_OVERDUE_SCAN_MS = '200';
+process.env.REMINDER_SCAN_MS = '200';
 
 /**
- * Every public event type, each caused by a real API call (invoice.overdue by the scheduled
- * scan), reaches a subscriber signed so that the standardwebhooks library verifies it.
+ * Every public event type, each caused by a real API call (invoice.overdue and invoice.reminder
+ * by the scheduled scans), reaches a subscriber signed so that the standardwebhooks library verifies it.
  */
 describe('every event type arrives signed', () => {
   let app: TestApp;
@@ -96,6 +97,20 @@ describe('every event type arrives signed', () => {
     // Later scans do not repeat it.
     await new Promise((r) => setTimeout(r, 700));
     expect(receiver.received.filter((r) => r.event.type === 'invoice.overdue' && r.event.data.object.id === late.id)).toHaveLength(1);
+  });
+
+  it('invoice.reminder, once, from the scheduled scan', async () => {
+    await ok(app.patch('/api/v1/settings', { reminders: { enabled: true, days: [0, 1] } }, t.token), 200);
+    const customer = await ok(app.post('/api/v1/customers', { name: 'Vandelay', currency: 'usd' }, t.token), 201);
+    const today = new Date().toISOString().slice(0, 10);
+    const due = await ok(app.post('/api/v1/invoices', { customer_id: customer.id, issue_date: today, due_date: today, line_items: line(900) }, t.token), 201);
+    const reminder = verified(await received('invoice.reminder', due.id));
+    expect(reminder.event.data.object).toMatchObject({ id: due.id, amount_due: 900, due_date: today });
+    // Day 0 (or day 1, should UTC midnight pass in between): the tenant's first reminder of this invoice.
+    expect(reminder.event.data.reminder).toEqual({ days: expect.any(Number), sequence: 1 });
+    expect([0, 1]).toContain(reminder.event.data.reminder.days);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(receiver.received.filter((r) => r.event.type === 'invoice.reminder' && r.event.data.object.id === due.id)).toHaveLength(1);
   });
 
   it('payment events and invoice.paid, including those raised by automatic matching', async () => {

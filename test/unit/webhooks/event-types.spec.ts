@@ -3,7 +3,8 @@ import { ValidationError } from '../../../src/shared/domain/domain-error';
 
 describe('event filters', () => {
   it('knows the public event types', () => {
-    expect(EVENT_TYPES).toHaveLength(20);
+    expect(EVENT_TYPES).toHaveLength(21);
+    expect(EVENT_TYPES).toContain('invoice.reminder');
     expect(EVENT_TYPES).toContain('payment.needs_review');
     expect(EVENT_TYPES).toContain('bank_statement.completed');
     expect(EVENT_TYPES).toContain('invoice.written_off');

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'invoice.voided',
   'invoice.marked_uncollectible',
   'invoice.overdue',
+  'invoice.reminder',
   'invoice.written_off',
   'payment.created',
   'payment.matched',
