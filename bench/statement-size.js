@@ -17,22 +17,12 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { Client } = require('pg');
+const { numberOptions } = require('./lib/args');
 const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus } = require('./lib/processes');
 
 const ROOT = join(__dirname, '..');
 const DIST = join(ROOT, 'dist');
 const log = (msg) => process.stdout.write(`${msg}\n`);
-
-function args() {
-  const out = { lines: 100_000 };
-  const argv = process.argv.slice(2);
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i].replace(/^--/, '');
-    if (!(key in out)) throw new Error(`unknown option ${argv[i]}`);
-    out[key] = Number(argv[i + 1]);
-  }
-  return out;
-}
 
 /** Samples the process's resident set every 10 ms while `work` runs; returns work's result and the peak. */
 async function withPeakRss(pid, work) {
@@ -50,7 +40,7 @@ async function withPeakRss(pid, work) {
 }
 
 async function main() {
-  const opts = args();
+  const opts = numberOptions({ lines: 100_000 });
   const { startEmbeddedPostgres } = require(join(DIST, 'shared/infrastructure/database/embedded-postgres.js'));
   const { migrate } = require(join(DIST, 'bootstrap.js'));
   const cleanups = [];

@@ -23,22 +23,12 @@ const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { Webhook } = require('standardwebhooks');
+const { numberOptions } = require('./lib/args');
 const { freePort, spawnNode, waitForHttp, stopChild } = require('./lib/processes');
 
 const ROOT = join(__dirname, '..');
 const DIST = join(ROOT, 'dist');
 const log = (msg) => process.stdout.write(`${msg}\n`);
-
-function args() {
-  const out = { events: 2000, endpoints: 8, instances: 1, rate: 100, seconds: 10 };
-  const argv = process.argv.slice(2);
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i].replace(/^--/, '');
-    if (!(key in out)) throw new Error(`unknown option ${argv[i]}`);
-    out[key] = Number(argv[i + 1]);
-  }
-  return out;
-}
 
 /** WEBHOOK_* tuning variables given to this script are passed on to the service. */
 function relayEnv() {
@@ -51,7 +41,7 @@ function percentile(sorted, p) {
 }
 
 async function main() {
-  const opts = args();
+  const opts = numberOptions({ events: 2000, endpoints: 8, instances: 1, rate: 100, seconds: 10 });
   const { startEmbeddedPostgres } = require(join(DIST, 'shared/infrastructure/database/embedded-postgres.js'));
   const { migrate } = require(join(DIST, 'bootstrap.js'));
   const { OutboxWriter } = require(join(DIST, 'shared/infrastructure/outbox/outbox.writer.js'));

@@ -75,4 +75,15 @@ function parseArgs(argv) {
   };
 }
 
-module.exports = { parseArgs, HELP };
+/** `--name N` options of the single-purpose bench scripts: `defaults` names them and gives their values. */
+function numberOptions(defaults, argv = process.argv.slice(2)) {
+  const out = { ...defaults };
+  for (let i = 0; i < argv.length; i += 2) {
+    const key = argv[i].replace(/^--/, '');
+    if (!(key in out)) throw new Error(`unknown option ${argv[i]}`);
+    out[key] = Number(argv[i + 1]);
+  }
+  return out;
+}
+
+module.exports = { parseArgs, numberOptions, HELP };

@@ -7,7 +7,7 @@ export interface ReceivedWebhook {
   headers: Record<string, string>;
   body: string;
   /** parsed body */
-  event: { id: string; type: string; created_at: string; data: { object: any; previous_attributes?: any } };
+  event: { id: string; type: string; created_at: string; data: { object: any; previous_attributes?: any; reminder?: { days: number; sequence: number } } };
   /** 1 for the first request this path received */
   n: number;
   at: number;

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { PeriodicTask, positiveIntFromEnv } from '../../../shared/infrastructure/scheduling/periodic-task';
 import { TenantCalendar } from '../../settings';
 
 const BATCH = 500;
@@ -17,33 +18,22 @@ const BATCH = 500;
 @Injectable()
 export class OverdueFiguresJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('OverdueFiguresJob');
-  private readonly intervalMs: number;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
-  private shuttingDown = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly uow: UnitOfWork,
     private readonly calendar: TenantCalendar,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    const raw = process.env.OVERDUE_FIGURES_SCAN_MS;
-    this.intervalMs = raw ? Number(raw) : 60_000;
-    if (!Number.isInteger(this.intervalMs) || this.intervalMs < 1) throw new Error(`OVERDUE_FIGURES_SCAN_MS must be a positive integer, got "${raw}"`);
+    this.task = new PeriodicTask(this.logger, positiveIntFromEnv('OVERDUE_FIGURES_SCAN_MS', 60_000), () => this.runOnce());
   }
 
   onApplicationBootstrap(): void {
-    if (!this.config.workersEnabled) return;
-    this.stopped = false;
-    this.schedule(Math.min(1_000, this.intervalMs));
+    if (this.config.workersEnabled) this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    this.shuttingDown = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Every tenant's stale customers; returns how many rows were moved. */
@@ -51,7 +41,7 @@ export class OverdueFiguresJob implements OnApplicationBootstrap, OnApplicationS
     const tenants = await this.uow.query<{ id: string }>(`SELECT id FROM tenants ORDER BY id`);
     let moved = 0;
     for (const { id } of tenants) {
-      if (this.shuttingDown) break;
+      if (this.task.stopped) break;
       moved += await this.advance(id, await this.calendar.today(id));
     }
     return moved;
@@ -77,16 +67,5 @@ export class OverdueFiguresJob implements OnApplicationBootstrap, OnApplicationS
       moved += n;
       if (n < BATCH) return moved;
     }
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((error) => this.logger.error(`overdue figures scan failed: ${(error as Error).message}`))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.schedule(this.intervalMs);
-        });
-    }, delayMs);
   }
 }

@@ -15,6 +15,9 @@ export interface OpenInvoiceQuery {
 export abstract class InvoiceRepository {
   abstract findById(tenantId: string, id: string): Promise<Invoice | null>;
 
+  /** Several invoices in one statement, in id order, without locking; unknown ids are left out. */
+  abstract findByIds(tenantId: string, ids: readonly string[]): Promise<Invoice[]>;
+
   /** Locks the row (SELECT ... FOR UPDATE) until the transaction ends. */
   abstract findByIdForUpdate(tenantId: string, id: string): Promise<Invoice | null>;
 

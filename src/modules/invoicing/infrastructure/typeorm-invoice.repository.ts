@@ -29,6 +29,11 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
     return invoice ?? null;
   }
 
+  findByIds(tenantId: string, ids: readonly string[]): Promise<Invoice[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.load(`i.tenant_id = $1 AND i.id = ANY($2::text[])`, [tenantId, [...new Set(ids)]], 'ORDER BY i.id');
+  }
+
   async findByIdForUpdate(tenantId: string, id: string): Promise<Invoice | null> {
     const [invoice] = await this.load(`i.tenant_id = $1 AND i.id = $2`, [tenantId, id], 'FOR UPDATE OF i');
     return invoice ?? null;

@@ -168,19 +168,15 @@ export class ReminderScanJob implements OnApplicationBootstrap, OnApplicationShu
        RETURNING invoice_id, days, sequence`,
       [tenantId, toSend.map((c) => c.id), toSend.map((c) => c.dueDate), toSend.map((c) => c.days), today, now],
     );
-    const events: DomainEvent[] = [];
-    for (const row of inserted) {
-      const invoice = await this.invoices.findById(tenantId, row.invoice_id);
-      if (!invoice) continue;
-      events.push({
-        type: INVOICE_REMINDER,
-        aggregateType: 'invoice',
-        aggregateId: invoice.id,
-        tenantId,
-        occurredAt: now,
-        data: { object: { ...invoice.toJSON(today) }, reminder: { days: row.days, sequence: row.sequence } },
-      });
-    }
+    const reminders = new Map(inserted.map((r) => [r.invoice_id, { days: r.days, sequence: r.sequence }]));
+    const events: DomainEvent[] = (await this.invoices.findByIds(tenantId, [...reminders.keys()])).map((invoice) => ({
+      type: INVOICE_REMINDER,
+      aggregateType: 'invoice',
+      aggregateId: invoice.id,
+      tenantId,
+      occurredAt: now,
+      data: { object: { ...invoice.toJSON(today) }, reminder: reminders.get(invoice.id) },
+    }));
     await this.uow.publish(events);
     result.sent = events.length;
     return result;

@@ -4,6 +4,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { OutboxWriter } from '../../../shared/infrastructure/outbox/outbox.writer';
 import { overdueInvoiceSql } from '../../../shared/infrastructure/query/receivable.sql';
+import { PeriodicTask } from '../../../shared/infrastructure/scheduling/periodic-task';
 import { InvoiceRepository } from '../../invoicing';
 import { TenantCalendar, tenantTodaySql } from '../../settings';
 import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
@@ -28,9 +29,7 @@ const SCAN_LOCK = 'webhooks:invoice-overdue-scan';
 @Injectable()
 export class InvoiceOverdueJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('InvoiceOverdueJob');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -39,18 +38,16 @@ export class InvoiceOverdueJob implements OnApplicationBootstrap, OnApplicationS
     private readonly clock: Clock,
     private readonly calendar: TenantCalendar,
     @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.settings.enabled) return;
-    this.stopped = false;
-    this.schedule(Math.min(1_000, this.settings.overdueIntervalMs));
+  ) {
+    this.task = new PeriodicTask(this.logger, settings.overdueIntervalMs, () => this.runOnce());
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    if (this.settings.enabled) this.task.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One full scan; returns how many events it emitted. */
@@ -59,19 +56,8 @@ export class InvoiceOverdueJob implements OnApplicationBootstrap, OnApplicationS
     for (;;) {
       const { emitted: n, scanned } = await this.batch();
       emitted += n;
-      if (scanned < BATCH || this.stopped) return emitted;
+      if (scanned < BATCH || this.task.stopped) return emitted;
     }
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((error) => this.logger.error(`overdue scan failed: ${(error as Error).message}`))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.schedule(this.settings.overdueIntervalMs);
-        });
-    }, delayMs);
   }
 
   private async batch(): Promise<{ emitted: number; scanned: number }> {
