@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reminders (contract §16, ADR 23).
+ * Reminders (contract §16, ADR 24).
  * - `invoice_reminders`: one row per reminder sent, written in the transaction that writes its
  *   `invoice.reminder` outbox row. Its primary key is what makes a reminder go out at most once
  *   per invoice, due date and reminder day, whatever the code or the number of instances does;

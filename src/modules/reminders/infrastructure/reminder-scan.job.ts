@@ -30,7 +30,7 @@ interface BatchResult {
 const REMINDABLE = `${openInvoiceSql('i.')} AND i.dispute_status IS DISTINCT FROM 'open'`;
 
 /**
- * Emits `invoice.reminder` (contract §16, ADR 23): for each tenant with reminders enabled, each
+ * Emits `invoice.reminder` (contract §16, ADR 24): for each tenant with reminders enabled, each
  * open, undisputed invoice gets the latest reminder day that has come in the tenant's time zone,
  * once. A scan covers the tenant-local dates since its last complete scan (today always included);
  * it looks up only the due dates that have a reminder day in that window, in the open-invoice
