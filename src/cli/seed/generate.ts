@@ -1,4 +1,5 @@
 import type { LineItemSnapshot } from '../../modules/invoicing';
+import { isOpenStatus } from '../../shared/domain/receivable';
 import { Random } from './random';
 import { TypeIdFactory } from './typeid';
 
@@ -10,8 +11,12 @@ import { TypeIdFactory } from './typeid';
  *   aggregate by the seed on a sample;
  * - status follows applications (paid ⇔ amount_paid = total, partially_paid otherwise),
  *   voids only without applications, write-offs credit what was still due;
+ * - credit notes, refunds and write-offs (§15) as the service makes them: a credit note for an
+ *   open invoice is applied at once up to its amount due, one for a paid invoice stays credit
+ *   (and is sometimes refunded); unapplied cash is sometimes refunded; small and bad balances
+ *   are partly written off;
  * - every change posts its ledger entry (§9) on the right date, so each customer's
- *   balance = open amount due − unapplied payments;
+ *   balance = open amount due − unapplied payments − credit left on notes;
  * - version = 1 + one per saved change; ids carry their created_at (time-sortable).
  */
 
@@ -61,6 +66,8 @@ export interface InvoiceRow {
   taxTotal: number;
   total: number;
   amountPaid: number;
+  amountCredited: number;
+  amountWrittenOff: number;
   dispute: DisputeRow | null;
   metadata: Record<string, unknown>;
   finalizedAt: Date | null;
@@ -86,6 +93,7 @@ export interface PaymentRow {
   customerId: string | null;
   amount: number;
   amountApplied: number;
+  amountRefunded: number;
   currency: string;
   paymentDate: string;
   method: 'ach' | 'wire' | 'check' | 'card' | 'cash' | 'other';
@@ -102,16 +110,53 @@ export interface PaymentRow {
   applications: ApplicationRow[];
 }
 
+export interface CreditNoteRow {
+  id: string;
+  number: string;
+  customerId: string;
+  invoiceId: string | null;
+  status: 'open' | 'partially_applied' | 'applied';
+  currency: string;
+  amount: number;
+  amountApplied: number;
+  amountRefunded: number;
+  reason: 'duplicate' | 'product_unsatisfactory' | 'order_change' | 'discount';
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  applications: { id: string; invoiceId: string; amount: number; appliedAt: Date }[];
+}
+
+export interface WriteOffRow {
+  id: string;
+  invoiceId: string;
+  amount: number;
+  reason: 'small_balance' | 'bad_debt';
+  createdAt: Date;
+}
+
+export interface RefundRow {
+  id: string;
+  paymentId: string | null;
+  creditNoteId: string | null;
+  customerId: string;
+  currency: string;
+  amount: number;
+  createdAt: Date;
+}
+
 export interface LedgerRow {
   id: string;
   customerId: string;
   entryDate: string;
-  type: 'invoice' | 'payment' | 'void' | 'write_off' | 'adjustment';
-  sourceType: 'invoice' | 'payment';
+  type: 'invoice' | 'payment' | 'void' | 'write_off' | 'adjustment' | 'credit_note' | 'refund';
+  sourceType: 'invoice' | 'payment' | 'credit_note' | 'refund';
   sourceId: string;
   /** the invoice or payment, for the reference/description the service would write */
   invoice?: InvoiceRow;
   payment?: PaymentRow;
+  /** what the service writes for credit notes, refunds and §15 write-offs */
+  text?: { reference: string; description: string };
   debit: number;
   credit: number;
   createdAt: Date;
@@ -121,6 +166,9 @@ export interface CustomerHistory {
   invoices: InvoiceRow[];
   payments: PaymentRow[];
   ledger: LedgerRow[];
+  creditNotes: CreditNoteRow[];
+  writeOffs: WriteOffRow[];
+  refunds: RefundRow[];
 }
 
 // ---- dates (UTC, whole days) ----
@@ -200,6 +248,8 @@ export class TenantGenerator {
   private readonly startDay: number;
   /** nothing may be dated after the moment the seed runs */
   private readonly nowMs: number;
+  /** credit notes numbered so far (CN-000001… per tenant, in the order generated) */
+  creditNoteCount = 0;
 
   constructor(
     private readonly random: Random,
@@ -364,6 +414,8 @@ export class TenantGenerator {
         taxTotal,
         total,
         amountPaid: 0,
+        amountCredited: 0,
+        amountWrittenOff: 0,
         dispute: null,
         metadata: r.chance(0.2) ? { project: `P-${r.int(100, 999)}` } : {},
         finalizedAt: created,
@@ -429,13 +481,15 @@ export class TenantGenerator {
       ledger.push({ id: this.ids.make('led', ms), customerId: customer.id, entryDate: dateOf(Math.floor(ms / DAY)), type: 'write_off', sourceType: 'invoice', sourceId: invoice.id, invoice, debit: 0, credit: due, createdAt: new Date(ms) });
     }
 
+    const credit = this.credits(customer, invoices, payments, ledger);
+
     // Disputes: some open ones on what is still owed, some settled on paid invoices.
     for (const invoice of invoices) {
       const open = invoice.status === 'open' || invoice.status === 'partially_paid';
       if (open && r.chance(0.03)) {
         const openedMs = this.at(Math.min(this.asOfDay, Math.floor(invoice.updatedAt.getTime() / DAY) + r.int(1, 20)));
         if (openedMs <= invoice.updatedAt.getTime()) continue;
-        const due = invoice.total - invoice.amountPaid;
+        const due = invoice.total - invoice.amountPaid - invoice.amountCredited - invoice.amountWrittenOff;
         invoice.dispute = { status: 'open', reason: r.pick(DISPUTE_REASONS), amount: r.chance(0.7) ? due : Math.max(1, Math.floor(due / 2)), openedAt: new Date(openedMs), resolvedAt: null };
         this.touch(invoice, openedMs);
       } else if (invoice.status === 'paid' && r.chance(0.01)) {
@@ -456,7 +510,117 @@ export class TenantGenerator {
     }
     // Posting order: the ledger's seq follows when each entry was written.
     ledger.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-    return { invoices, payments, ledger };
+    return { invoices, payments, ledger, ...credit };
+  }
+
+  /**
+   * Credit notes, refunds and write-offs (§15) on what the payments left, each on a business day
+   * after the last change of what it touches: credit notes for open invoices (applied at once up
+   * to the amount due) and for paid ones (customer credit, some refunded), refunds of unapplied
+   * cash, write-offs of small balances (settling the invoice) and of part of old bad ones.
+   */
+  private credits(customer: CustomerRow, invoices: InvoiceRow[], payments: PaymentRow[], ledger: LedgerRow[]): Omit<CustomerHistory, 'invoices' | 'payments' | 'ledger'> {
+    const r = this.random;
+    const creditNotes: CreditNoteRow[] = [];
+    const writeOffs: WriteOffRow[] = [];
+    const refunds: RefundRow[] = [];
+    const post = (ms: number, type: LedgerRow['type'], sourceType: LedgerRow['sourceType'], sourceId: string, debit: number, credit: number, text: LedgerRow['text']) =>
+      ledger.push({ id: this.ids.make('led', ms), customerId: customer.id, entryDate: dateOf(Math.floor(ms / DAY)), type, sourceType, sourceId, debit, credit, text, createdAt: new Date(ms) });
+    const due = (i: InvoiceRow) => i.total - i.amountPaid - i.amountCredited - i.amountWrittenOff;
+    const settle = (i: InvoiceRow, ms: number) => {
+      const received = i.amountPaid + i.amountCredited;
+      i.status = due(i) > 0 ? (received > 0 ? 'partially_paid' : 'open') : received > 0 ? 'paid' : 'uncollectible';
+      if (i.status === 'paid' && !i.paidAt) {
+        i.paidAt = new Date(ms);
+        i.paidOn = dateOf(Math.floor(ms / DAY));
+      }
+      this.touch(i, ms);
+    };
+    const refund = (ms: number, amount: number, owner: { paymentId?: string; creditNoteId?: string }) => {
+      const row: RefundRow = { id: this.ids.make('ref', ms), paymentId: owner.paymentId ?? null, creditNoteId: owner.creditNoteId ?? null, customerId: customer.id, currency: customer.currency, amount, createdAt: new Date(ms) };
+      refunds.push(row);
+      const of = owner.paymentId ? `payment ${payments.find((p) => p.id === owner.paymentId)!.reference ?? owner.paymentId}` : `credit note ${creditNotes.find((n) => n.id === owner.creditNoteId)!.number}`;
+      post(ms, 'refund', 'refund', row.id, amount, 0, { reference: row.id, description: `Refund of ${of}` });
+    };
+
+    for (const invoice of invoices) {
+      const open = isOpenStatus(invoice.status);
+      if (!(open || invoice.status === 'paid') || !r.chance(invoice.status === 'paid' ? 0.006 : 0.02)) continue;
+      const ms = this.later(invoice.updatedAt.getTime(), 1, 20);
+      if (ms === null) continue;
+      const amount = Math.max(1, Math.floor((invoice.total * r.int(5, 30)) / 100));
+      const take = open ? Math.min(amount, due(invoice)) : 0;
+      const number = `CN-${String(this.creditNoteCount + 1).padStart(6, '0')}`;
+      this.creditNoteCount++;
+      const note: CreditNoteRow = {
+        id: this.ids.make('cn', ms),
+        number,
+        customerId: customer.id,
+        invoiceId: invoice.id,
+        status: take === 0 ? 'open' : take === amount ? 'applied' : 'partially_applied',
+        currency: customer.currency,
+        amount,
+        amountApplied: take,
+        amountRefunded: 0,
+        reason: r.weighted([['product_unsatisfactory', 40], ['discount', 30], ['order_change', 20], ['duplicate', 10]]),
+        version: 1,
+        createdAt: new Date(ms),
+        updatedAt: new Date(ms),
+        applications: take > 0 ? [{ id: this.ids.make('cna', ms), invoiceId: invoice.id, amount: take, appliedAt: new Date(ms) }] : [],
+      };
+      creditNotes.push(note);
+      post(ms, 'credit_note', 'credit_note', note.id, 0, amount, { reference: number, description: `Credit note ${number}` });
+      if (take > 0) {
+        invoice.amountCredited += take;
+        settle(invoice, ms);
+      } else if (r.chance(0.4)) {
+        // The credit is paid back: a refund of all of it.
+        const refundMs = this.later(ms, 1, 20);
+        if (refundMs !== null) {
+          refund(refundMs, amount, { creditNoteId: note.id });
+          Object.assign(note, { amountRefunded: amount, status: 'applied', version: 2, updatedAt: new Date(refundMs) });
+        }
+      }
+    }
+
+    for (const payment of payments) {
+      const left = payment.amount - payment.amountApplied - payment.amountRefunded;
+      if (left <= 0 || !r.chance(0.2)) continue;
+      const ms = this.later(payment.updatedAt.getTime(), 1, 30);
+      if (ms === null) continue;
+      const amount = r.chance(0.7) ? left : Math.max(1, Math.floor(left / 2));
+      refund(ms, amount, { paymentId: payment.id });
+      payment.amountRefunded += amount;
+      const used = payment.amountApplied + payment.amountRefunded;
+      payment.status = used === payment.amount ? 'applied' : 'partially_applied';
+      if (payment.amountApplied > 0 && used === payment.amount) payment.matchStatus = 'matched';
+      payment.version++;
+      payment.updatedAt = new Date(ms);
+    }
+
+    for (const invoice of invoices) {
+      if (!isOpenStatus(invoice.status) || due(invoice) <= 0) continue;
+      const small = invoice.amountPaid > 0 && due(invoice) <= Math.max(2_500, Math.floor(invoice.total / 50));
+      const old = this.asOfDay - dayNumber(invoice.dueDate) > 90;
+      if (!(small && r.chance(0.6)) && !(old && r.chance(0.08))) continue;
+      const ms = this.later(invoice.updatedAt.getTime(), 1, 30);
+      if (ms === null) continue;
+      const amount = small ? due(invoice) : Math.max(1, Math.floor((due(invoice) * r.int(10, 50)) / 100));
+      const reason = small ? 'small_balance' : 'bad_debt';
+      writeOffs.push({ id: this.ids.make('wo', ms), invoiceId: invoice.id, amount, reason, createdAt: new Date(ms) });
+      invoice.amountWrittenOff += amount;
+      settle(invoice, ms);
+      post(ms, 'write_off', 'invoice', invoice.id, 0, amount, { reference: invoice.number, description: `Invoice ${invoice.number} written off (${reason.replace('_', ' ')})` });
+    }
+    return { creditNotes, writeOffs, refunds };
+  }
+
+  /** A business-hours moment `min` to `max` days after `ms`, or null when that is after the seed's day. */
+  private later(ms: number, min: number, max: number): number | null {
+    const day = Math.floor(ms / DAY) + this.random.int(min, max);
+    if (Math.floor(ms / DAY) + min > this.asOfDay) return null;
+    const at = this.at(Math.min(day, this.asOfDay));
+    return at > ms ? at : null;
   }
 
   /**
@@ -500,6 +664,7 @@ export class TenantGenerator {
         customerId: customer.id,
         amount: applied + over,
         amountApplied: applied,
+        amountRefunded: 0,
         currency: customer.currency,
         paymentDate: dateOf(day),
         method: r.weighted([['ach', 45], ['wire', 15], ['check', 25], ['card', 10], ['other', 5]]),
@@ -536,6 +701,7 @@ export class TenantGenerator {
         customerId: customer.id,
         amount: r.int(1_000, 500_000),
         amountApplied: 0,
+        amountRefunded: 0,
         currency: customer.currency,
         paymentDate: dateOf(Math.floor(createdMs / DAY)),
         method: r.weighted([['ach', 50], ['wire', 20], ['check', 30]]),

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { copyRow, CopyWriter } from './copy';
-import { CustomerRow, InvoiceRow, LedgerRow, PaymentRow, TenantGenerator } from './generate';
+import { CreditNoteRow, CustomerRow, InvoiceRow, LedgerRow, PaymentRow, TenantGenerator } from './generate';
 import { customerSummaryRefreshSql } from '../../migrations/1763800400000-customer-summary';
 import { RECOUNT_FIGURES_SQL, recountBalanceAndOverdueSql, recountReceivableTotalsSql } from '../../modules/customers/infrastructure/customer-figures.sql';
 import { overdueInvoiceSql } from '../../shared/infrastructure/query/receivable.sql';
@@ -17,14 +17,21 @@ export interface SeedReport {
   payments: number;
   applications: number;
   ledger_entries: number;
+  credit_notes: number;
+  refunds: number;
+  write_offs: number;
   /** the customer with the most invoices (the benchmark's "customer with 10,000 invoices") */
   largest_customer: { id: string; invoices: number };
   seconds: number;
 }
 
 const CUSTOMER_COLUMNS = ['tenant_id', 'id', 'name', 'email', 'external_id', 'phone', 'billing_address', 'currency', 'payment_terms_days', 'credit_limit', 'credit_hold', 'metadata', 'version', 'created_at', 'updated_at'];
-const INVOICE_COLUMNS = ['tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo', 'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason', 'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'paid_on', 'version', 'created_at', 'updated_at'];
-const PAYMENT_COLUMNS = ['tenant_id', 'id', 'customer_id', 'amount', 'amount_applied', 'currency', 'payment_date', 'method', 'reference', 'remittance', 'status', 'auto_match', 'match_status', 'match_rule', 'match_suggestions', 'metadata', 'version', 'created_at', 'updated_at'];
+const INVOICE_COLUMNS = ['tenant_id', 'id', 'number', 'customer_id', 'status', 'currency', 'issue_date', 'due_date', 'po_number', 'memo', 'line_items', 'subtotal', 'discount_total', 'tax_total', 'total', 'amount_paid', 'dispute_status', 'dispute_reason', 'dispute_amount', 'dispute_opened_at', 'dispute_resolved_at', 'metadata', 'finalized_at', 'paid_at', 'paid_on', 'version', 'created_at', 'updated_at', 'amount_credited', 'amount_written_off'];
+const PAYMENT_COLUMNS = ['tenant_id', 'id', 'customer_id', 'amount', 'amount_applied', 'currency', 'payment_date', 'method', 'reference', 'remittance', 'status', 'auto_match', 'match_status', 'match_rule', 'match_suggestions', 'metadata', 'version', 'created_at', 'updated_at', 'amount_refunded'];
+const CREDIT_NOTE_COLUMNS = ['tenant_id', 'id', 'number', 'customer_id', 'invoice_id', 'status', 'currency', 'amount', 'amount_applied', 'amount_refunded', 'reason', 'version', 'created_at', 'updated_at'];
+const CREDIT_APPLICATION_COLUMNS = ['tenant_id', 'id', 'credit_note_id', 'invoice_id', 'amount', 'applied_at'];
+const WRITE_OFF_COLUMNS = ['tenant_id', 'id', 'invoice_id', 'amount', 'reason', 'created_at'];
+const REFUND_COLUMNS = ['tenant_id', 'id', 'payment_id', 'credit_note_id', 'customer_id', 'currency', 'amount', 'created_at'];
 const APPLICATION_COLUMNS = ['tenant_id', 'id', 'payment_id', 'invoice_id', 'amount', 'source', 'applied_at', 'reversed_at'];
 const LEDGER_COLUMNS = ['tenant_id', 'id', 'customer_id', 'entry_date', 'type', 'source_type', 'source_id', 'reference', 'description', 'debit', 'credit', 'created_at'];
 
@@ -61,7 +68,7 @@ export async function seedTenantData(
   await payerKeyWriter.end();
 
   const connections = await Promise.all([1, 2, 3, 4].map(() => connect(url, bulk)));
-  const totals = { invoices: 0, payments: 0, applications: 0, ledger: 0, loaded: 0 };
+  const totals = { invoices: 0, payments: 0, applications: 0, ledger: 0, loaded: 0, creditNotes: 0, refunds: 0, writeOffs: 0 };
   let largest = { id: plan.customers[0].id, invoices: 0 };
   const bar = new ProgressBar(counts.invoices, `${label} invoices`);
   const detail = () => `generated, ${totals.loaded.toLocaleString('en-US')} loaded · ${totals.payments.toLocaleString('en-US')} payments`;
@@ -86,6 +93,15 @@ export async function seedTenantData(
           totals.applications += payment.applications.length;
         }
         for (const entry of history.ledger) batch.add('ledger', entry.createdAt, ledgerLine(tenantId, entry));
+        for (const note of history.creditNotes) {
+          batch.add('credit_notes', note.createdAt, creditNoteLine(tenantId, note));
+          for (const a of note.applications) batch.add('credit_applications', a.appliedAt, copyRow([tenantId, a.id, note.id, a.invoiceId, a.amount, a.appliedAt]));
+        }
+        for (const w of history.writeOffs) batch.add('write_offs', w.createdAt, copyRow([tenantId, w.id, w.invoiceId, w.amount, w.reason, w.createdAt]));
+        for (const f of history.refunds) batch.add('refunds', f.createdAt, copyRow([tenantId, f.id, f.paymentId, f.creditNoteId, f.customerId, f.currency, f.amount, f.createdAt]));
+        totals.creditNotes += history.creditNotes.length;
+        totals.refunds += history.refunds.length;
+        totals.writeOffs += history.writeOffs.length;
         totals.invoices += history.invoices.length;
         totals.payments += history.payments.length;
         totals.ledger += history.ledger.length;
@@ -107,18 +123,18 @@ export async function seedTenantData(
   bar.finish(detail());
   const loaded = Date.now();
   // Fresh statistics first: the checks below (and the service's first queries) need them.
-  await client.query('ANALYZE customers, invoices, payments, payment_applications, ledger_entries');
+  await client.query('ANALYZE customers, invoices, payments, payment_applications, ledger_entries, credit_notes, credit_note_applications, invoice_write_offs, refunds');
   await verifyReferences(client, tenantId, bulk);
   const verified = Date.now();
-  await finishTenant(client, tenantId, counts.invoices, opts.asOf);
+  await finishTenant(client, tenantId, counts.invoices, generator.creditNoteCount, opts.asOf);
   const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
   process.stderr.write(
     `${label}: generated and loaded in ${seconds(started, loaded)} s, references and sums verified in ` +
       `${seconds(loaded, verified)} s, denormalised figures in ${seconds(verified, Date.now())} s\n`,
   );
-  const { invoices, payments, applications, ledger } = totals;
+  const { invoices, payments, applications, ledger, creditNotes, refunds, writeOffs } = totals;
 
-  const rows = plan.customers.length + invoices + payments + applications + ledger;
+  const rows = plan.customers.length + invoices + payments + applications + ledger + creditNotes + refunds + writeOffs;
   return {
     rows,
     invoices,
@@ -126,12 +142,15 @@ export async function seedTenantData(
     payments,
     applications,
     ledger_entries: ledger,
+    credit_notes: creditNotes,
+    refunds,
+    write_offs: writeOffs,
     largest_customer: largest,
     seconds: (Date.now() - started) / 1000,
   };
 }
 
-type Table = 'invoices' | 'payments' | 'applications' | 'ledger';
+type Table = 'invoices' | 'payments' | 'applications' | 'ledger' | 'credit_notes' | 'credit_applications' | 'write_offs' | 'refunds';
 const MONTH = 30 * 86_400_000;
 
 /** One group's rows per table, bucketed by month of creation, to be loaded in time order. */
@@ -174,15 +193,35 @@ async function loadBatch(connections: Client[], batch: TimeOrderedBatch, bulk: b
     }
     await writer.end();
   };
-  const applications = () => load(connections[3], 'payment_applications', APPLICATION_COLUMNS, 'applications');
+  // Rows that reference invoices and payments: in bulk mode (no FK triggers) alongside them,
+  // otherwise once their parents are committed, parents first.
+  const dependents = async () => {
+    await Promise.all([
+      load(connections[3], 'payment_applications', APPLICATION_COLUMNS, 'applications'),
+      load(connections[0], 'credit_notes', CREDIT_NOTE_COLUMNS, 'credit_notes'),
+      load(connections[1], 'invoice_write_offs', WRITE_OFF_COLUMNS, 'write_offs'),
+    ]);
+    await Promise.all([
+      load(connections[2], 'credit_note_applications', CREDIT_APPLICATION_COLUMNS, 'credit_applications'),
+      load(connections[3], 'refunds', REFUND_COLUMNS, 'refunds'),
+    ]);
+  };
   await Promise.all([
     load(connections[0], 'invoices', INVOICE_COLUMNS, 'invoices'),
     load(connections[1], 'payments', PAYMENT_COLUMNS, 'payments'),
     load(connections[2], 'ledger_entries', LEDGER_COLUMNS, 'ledger'),
-    // Without triggers (bulk mode) nothing needs the others committed first.
-    bulk ? applications() : Promise.resolve(),
+    bulk ? load(connections[3], 'payment_applications', APPLICATION_COLUMNS, 'applications') : Promise.resolve(),
   ]);
-  if (!bulk) await applications();
+  if (bulk) {
+    await Promise.all([
+      load(connections[0], 'credit_notes', CREDIT_NOTE_COLUMNS, 'credit_notes'),
+      load(connections[1], 'invoice_write_offs', WRITE_OFF_COLUMNS, 'write_offs'),
+      load(connections[2], 'credit_note_applications', CREDIT_APPLICATION_COLUMNS, 'credit_applications'),
+      load(connections[3], 'refunds', REFUND_COLUMNS, 'refunds'),
+    ]);
+  } else {
+    await dependents();
+  }
 }
 
 /** Contiguous customer ranges of about `size` invoices each. */
@@ -203,7 +242,7 @@ function groups(invoiceCounts: number[], size: number): [number, number][] {
 }
 
 /** What the service keeps denormalised, computed from the loaded rows with its own formulas. */
-async function finishTenant(client: Client, tenantId: string, invoiceCount: number, today: string): Promise<void> {
+async function finishTenant(client: Client, tenantId: string, invoiceCount: number, creditNoteCount: number, today: string): Promise<void> {
   // The customers' stored figures (ADR 17): what the triggers would have kept, recounted set-wise.
   await client.query('BEGIN');
   await client.query(RECOUNT_FIGURES_SQL);
@@ -228,6 +267,11 @@ async function finishTenant(client: Client, tenantId: string, invoiceCount: numb
     `INSERT INTO invoice_number_counters (tenant_id, last_value) VALUES ($1, $2)
      ON CONFLICT (tenant_id) DO UPDATE SET last_value = GREATEST(invoice_number_counters.last_value, EXCLUDED.last_value)`,
     [tenantId, invoiceCount],
+  );
+  await client.query(
+    `INSERT INTO credit_note_number_counters (tenant_id, last_value) VALUES ($1, $2)
+     ON CONFLICT (tenant_id) DO UPDATE SET last_value = GREATEST(credit_note_number_counters.last_value, EXCLUDED.last_value)`,
+    [tenantId, creditNoteCount],
   );
 }
 
@@ -272,6 +316,14 @@ async function verifyReferences(client: Client, tenantId: string, bulk: boolean)
     ['ledger entries without their customer', `SELECT count(*) AS n FROM ledger_entries l WHERE l.tenant_id = $1 AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = l.tenant_id AND c.id = l.customer_id)`],
     ['applications without their payment or invoice', `SELECT count(*) AS n FROM payment_applications a WHERE a.tenant_id = $1 AND (NOT EXISTS (SELECT 1 FROM payments p WHERE p.tenant_id = a.tenant_id AND p.id = a.payment_id) OR NOT EXISTS (SELECT 1 FROM invoices i WHERE i.tenant_id = a.tenant_id AND i.id = a.invoice_id))`],
     ['payments whose amount_applied is not the sum of their applications', `SELECT count(*) AS n FROM payments p LEFT JOIN (SELECT payment_id, SUM(amount) AS s FROM payment_applications WHERE tenant_id = $1 AND reversed_at IS NULL GROUP BY payment_id) a ON a.payment_id = p.id WHERE p.tenant_id = $1 AND p.amount_applied <> COALESCE(a.s, 0)`],
+    ['invoices whose amount_credited is not the sum of the credit applied to them', `SELECT count(*) AS n FROM invoices i LEFT JOIN (SELECT invoice_id, SUM(amount) AS s FROM credit_note_applications WHERE tenant_id = $1 GROUP BY invoice_id) a ON a.invoice_id = i.id WHERE i.tenant_id = $1 AND i.amount_credited <> COALESCE(a.s, 0)`],
+    ['invoices whose amount_written_off is not the sum of their write-offs', `SELECT count(*) AS n FROM invoices i LEFT JOIN (SELECT invoice_id, SUM(amount) AS s FROM invoice_write_offs WHERE tenant_id = $1 GROUP BY invoice_id) w ON w.invoice_id = i.id WHERE i.tenant_id = $1 AND i.amount_written_off <> COALESCE(w.s, 0)`],
+    ['credit notes whose amount_applied is not the sum of their applications', `SELECT count(*) AS n FROM credit_notes n LEFT JOIN (SELECT credit_note_id, SUM(amount) AS s FROM credit_note_applications WHERE tenant_id = $1 GROUP BY credit_note_id) a ON a.credit_note_id = n.id WHERE n.tenant_id = $1 AND n.amount_applied <> COALESCE(a.s, 0)`],
+    ['payments and credit notes whose amount_refunded is not the sum of their refunds', `SELECT (SELECT count(*) FROM payments p LEFT JOIN (SELECT payment_id, SUM(amount) AS s FROM refunds WHERE tenant_id = $1 AND payment_id IS NOT NULL GROUP BY payment_id) f ON f.payment_id = p.id WHERE p.tenant_id = $1 AND p.amount_refunded <> COALESCE(f.s, 0))
+           + (SELECT count(*) FROM credit_notes n LEFT JOIN (SELECT credit_note_id, SUM(amount) AS s FROM refunds WHERE tenant_id = $1 AND credit_note_id IS NOT NULL GROUP BY credit_note_id) f ON f.credit_note_id = n.id WHERE n.tenant_id = $1 AND n.amount_refunded <> COALESCE(f.s, 0)) AS n`],
+    ['credit note applications and refunds without their owner or invoice', `SELECT (SELECT count(*) FROM credit_note_applications a WHERE a.tenant_id = $1 AND (NOT EXISTS (SELECT 1 FROM credit_notes n WHERE n.tenant_id = a.tenant_id AND n.id = a.credit_note_id) OR NOT EXISTS (SELECT 1 FROM invoices i WHERE i.tenant_id = a.tenant_id AND i.id = a.invoice_id)))
+           + (SELECT count(*) FROM refunds f WHERE f.tenant_id = $1 AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.tenant_id = f.tenant_id AND p.id = f.payment_id) AND NOT EXISTS (SELECT 1 FROM credit_notes n WHERE n.tenant_id = f.tenant_id AND n.id = f.credit_note_id))
+           + (SELECT count(*) FROM invoice_write_offs w WHERE w.tenant_id = $1 AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.tenant_id = w.tenant_id AND i.id = w.invoice_id)) AS n`],
     ['invoices whose amount_paid is not the sum of their applications', `SELECT count(*) AS n FROM invoices i LEFT JOIN (SELECT invoice_id, SUM(amount) AS s FROM payment_applications WHERE tenant_id = $1 AND reversed_at IS NULL GROUP BY invoice_id) a ON a.invoice_id = i.id WHERE i.tenant_id = $1 AND i.amount_paid <> COALESCE(a.s, 0)`],
   ];
   const results = await Promise.all(checks.map(([, sql]) => client.query<{ n: string }>(sql, [tenantId])));
@@ -295,14 +347,18 @@ function invoiceLine(tenantId: string, i: InvoiceRow): string {
     tenantId, i.id, i.number, i.customerId, i.status, i.currency, i.issueDate, i.dueDate, i.poNumber, i.memo, i.lineItems,
     i.subtotal, i.discountTotal, i.taxTotal, i.total, i.amountPaid,
     d?.status ?? null, d?.reason ?? null, d?.amount ?? null, d?.openedAt ?? null, d?.resolvedAt ?? null,
-    i.metadata, i.finalizedAt, i.paidAt, i.paidOn, i.version, i.createdAt, i.updatedAt,
+    i.metadata, i.finalizedAt, i.paidAt, i.paidOn, i.version, i.createdAt, i.updatedAt, i.amountCredited, i.amountWrittenOff,
   ]);
+}
+
+function creditNoteLine(tenantId: string, n: CreditNoteRow): string {
+  return copyRow([tenantId, n.id, n.number, n.customerId, n.invoiceId, n.status, n.currency, n.amount, n.amountApplied, n.amountRefunded, n.reason, n.version, n.createdAt, n.updatedAt]);
 }
 
 function paymentLine(tenantId: string, p: PaymentRow): string {
   return copyRow([
     tenantId, p.id, p.customerId, p.amount, p.amountApplied, p.currency, p.paymentDate, p.method, p.reference, p.remittance,
-    p.status, p.autoMatch, p.matchStatus, p.matchRule, [], p.metadata, p.version, p.createdAt, p.updatedAt,
+    p.status, p.autoMatch, p.matchStatus, p.matchRule, [], p.metadata, p.version, p.createdAt, p.updatedAt, p.amountRefunded,
   ]);
 }
 
@@ -313,6 +369,7 @@ function ledgerLine(tenantId: string, e: LedgerRow): string {
 
 /** The reference and description the service writes for each kind of entry. */
 function ledgerText(e: LedgerRow): { reference: string | null; description: string } {
+  if (e.text) return e.text;
   if (e.payment) return { reference: e.payment.reference ?? e.payment.id, description: `Payment received (${e.payment.method})` };
   const number = e.invoice!.number;
   switch (e.type) {

@@ -36,7 +36,7 @@ export class StatementResponse {
     description: 'What the customer owed as of `to`: invoices issued by then, their amounts as of `to`, by days past due at `to`. Its total − unapplied_credit = closing_balance',
   })
   aging: AgingResponse;
-  @ApiProperty({ example: 5000, description: 'Payments received by `to` that no invoice issued by then had taken (applications count from their payment\'s date)' })
+  @ApiProperty({ example: 5000, description: 'What payments received and credit notes issued by `to` still held then: not applied to an invoice issued by then, not refunded, not voided (applications count from their payment\'s or credit note\'s date)' })
   unapplied_credit: number;
   @ApiProperty({ example: '2026-01-31T12:00:00.000Z' }) generated_at: string;
 }

@@ -28,7 +28,7 @@ export interface StatementSummary {
   closing_balance: Figure;
   /** what the customer owed as of `to`, by days past due; aging total − unapplied_credit = closing_balance */
   aging: FigureAging;
-  /** payments received by `to` that no invoice (issued by `to`) had taken */
+  /** what payments received and credit notes issued by `to` still held then (unapplied, not refunded, not voided) */
   unapplied_credit: Figure;
   line_count: number;
   generated_at: string;

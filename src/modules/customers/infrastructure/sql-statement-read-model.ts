@@ -40,27 +40,41 @@ const MAX_SNAPSHOTS = 2;
 /**
  * What the customer owed as of `to` ($4), in one subquery: aging buckets (amount, by days past
  * due at `to`) and the unapplied credit. Derived from today's figures by taking back what
- * happened after `to` — the ledger entries dated later, and the applications of payments dated
- * later — so it reads the open invoices and the entries after `to`, not the whole history:
+ * happened after `to` — the ledger entries dated later, and what credit dated later (payments,
+ * credit notes) did — so it reads the open invoices and the entries after `to`, not the whole
+ * history. A payment's or credit note's date is that of its ledger credit; its applications count
+ * from that date.
  *   amount as of to = amount due now (open invoices, else 0) − the invoice's ledger moves after
- *                     `to` + what payments dated after `to` applied to it,
- * for invoices on the ledger by `to` (issued by then). Applications count from their payment's
- * date. Unapplied credit as of to = unapplied now − what payments dated after `to` still hold +
- * what payments dated by `to` applied to invoices issued after it. Hence, exactly,
- * Σ aging − unapplied_credit = the ledger's sum up to `to` = closing_balance.
+ *                     `to` (write-offs, voids, edits…) + what payments and credit notes dated
+ *                     after `to` applied to it,
+ * for invoices on the ledger by `to` (issued by then).
+ *   unapplied credit as of to = what payments have unapplied and credit notes remaining now
+ *                     − what those dated after `to` hold + refunds after `to` of credit dated by
+ *                     `to` + credit notes dated by `to` voided after it + what credit dated by
+ *                     `to` applied to invoices issued after it.
+ * Hence, exactly, Σ aging − unapplied_credit = the ledger's sum up to `to` = closing_balance.
  */
 const RECEIVABLES_AS_OF_SQL = `
   WITH later AS (
-         SELECT l.source_type, l.source_id, l.debit - l.credit AS delta
+         SELECT l.type, l.source_type, l.source_id, l.debit - l.credit AS delta
            FROM ledger_entries l WHERE l.tenant_id = $1 AND l.customer_id = $2 AND l.entry_date > $4::date),
        later_payments AS (
-         SELECT p.id, p.amount - p.amount_applied AS unapplied FROM payments p
-          WHERE p.tenant_id = $1 AND p.id IN (SELECT source_id FROM later WHERE source_type = 'payment')),
+         SELECT p.id, p.amount - p.amount_applied - p.amount_refunded AS unapplied FROM payments p
+          WHERE p.tenant_id = $1 AND p.id IN (SELECT source_id FROM later WHERE type = 'payment')),
+       later_notes AS (
+         SELECT n.id, CASE WHEN n.voided_at IS NULL THEN n.amount_remaining ELSE 0 END AS remaining FROM credit_notes n
+          WHERE n.tenant_id = $1 AND n.id IN (SELECT source_id FROM later WHERE type = 'credit_note')),
+       later_credit AS (SELECT id FROM later_payments UNION ALL SELECT id FROM later_notes),
+       later_applications AS (
+         SELECT pa.invoice_id, pa.amount FROM payment_applications pa
+          WHERE pa.tenant_id = $1 AND pa.reversed_at IS NULL AND pa.payment_id IN (SELECT id FROM later_payments)
+         UNION ALL
+         SELECT ca.invoice_id, ca.amount FROM credit_note_applications ca
+          WHERE ca.tenant_id = $1 AND ca.credit_note_id IN (SELECT id FROM later_notes)),
        candidates AS (
          SELECT i.id FROM invoices i WHERE i.tenant_id = $1 AND i.customer_id = $2 AND ${openInvoiceSql('i.')}
          UNION SELECT source_id FROM later WHERE source_type = 'invoice'
-         UNION SELECT pa.invoice_id FROM payment_applications pa
-                WHERE pa.tenant_id = $1 AND pa.reversed_at IS NULL AND pa.payment_id IN (SELECT id FROM later_payments)),
+         UNION SELECT invoice_id FROM later_applications),
        as_of AS (
          SELECT i.due_date,
                 -- every candidate is finalized, so its 'invoice' entry is dated issue_date
@@ -68,19 +82,23 @@ const RECEIVABLES_AS_OF_SQL = `
                    WHERE e.tenant_id = $1 AND e.source_type = 'invoice' AND e.source_id = i.id AND e.entry_date <= $4::date) AS receivable,
                 (CASE WHEN ${openInvoiceSql('i.')} THEN i.amount_due ELSE 0 END)
                   - COALESCE((SELECT SUM(x.delta) FROM later x WHERE x.source_type = 'invoice' AND x.source_id = i.id), 0)
-                  + COALESCE(lp.amount, 0) AS amount,
-                i.amount_paid - COALESCE(lp.amount, 0) AS paid_by_earlier_payments
+                  + COALESCE(la.amount, 0) AS amount,
+                i.amount_paid + i.amount_credited - COALESCE(la.amount, 0) AS settled_by_earlier_credit
            FROM candidates k
            JOIN invoices i ON i.tenant_id = $1 AND i.id = k.id
-           LEFT JOIN LATERAL (
-                SELECT SUM(pa.amount) AS amount FROM payment_applications pa
-                 WHERE pa.tenant_id = $1 AND pa.invoice_id = i.id AND pa.reversed_at IS NULL
-                   AND pa.payment_id IN (SELECT id FROM later_payments)) lp ON true)
+           LEFT JOIN LATERAL (SELECT SUM(x.amount) AS amount FROM later_applications x WHERE x.invoice_id = i.id) la ON true)
   SELECT ${agingSelectList('a.due_date', 'CASE WHEN a.receivable THEN a.amount ELSE 0 END', '$4')},
-         ((SELECT COALESCE(SUM(p.amount - p.amount_applied), 0) FROM payments p
+         ((SELECT COALESCE(SUM(p.amount - p.amount_applied - p.amount_refunded), 0) FROM payments p
             WHERE p.tenant_id = $1 AND p.customer_id = $2 AND p.status <> 'applied')
+          + (SELECT COALESCE(SUM(n.amount_remaining), 0) FROM credit_notes n
+              WHERE n.tenant_id = $1 AND n.customer_id = $2 AND n.status IN ('open', 'partially_applied'))
           - (SELECT COALESCE(SUM(unapplied), 0) FROM later_payments)
-          + COALESCE(SUM(a.paid_by_earlier_payments) FILTER (WHERE NOT a.receivable), 0))::text AS unapplied_credit
+          - (SELECT COALESCE(SUM(remaining), 0) FROM later_notes)
+          + (SELECT COALESCE(SUM(x.delta), 0) FROM later x JOIN refunds f ON f.tenant_id = $1 AND f.id = x.source_id
+              WHERE x.type = 'refund' AND COALESCE(f.payment_id, f.credit_note_id) NOT IN (SELECT id FROM later_credit))
+          + (SELECT COALESCE(SUM(x.delta), 0) FROM later x
+              WHERE x.type = 'void' AND x.source_type = 'credit_note' AND x.source_id NOT IN (SELECT id FROM later_notes))
+          + COALESCE(SUM(a.settled_by_earlier_credit) FILTER (WHERE NOT a.receivable), 0))::text AS unapplied_credit
     FROM as_of a`;
 
 /** The period's entries in posting order ($1 tenant, $2 customer, $3 from, $4 to). */

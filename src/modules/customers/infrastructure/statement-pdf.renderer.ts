@@ -46,7 +46,15 @@ const COLUMNS = [
 ] as const;
 type ColumnKey = (typeof COLUMNS)[number]['key'];
 const TABLE_WIDTH = COLUMNS.reduce((w, c) => w + c.width, 0);
-const TYPE_LABELS: Record<string, string> = { invoice: 'Invoice', payment: 'Payment', void: 'Void', write_off: 'Write-off', adjustment: 'Adjustment' };
+const TYPE_LABELS: Record<string, string> = {
+  invoice: 'Invoice',
+  payment: 'Payment',
+  void: 'Void',
+  write_off: 'Write-off',
+  adjustment: 'Adjustment',
+  credit_note: 'Credit',
+  refund: 'Refund',
+};
 const AGING_LABELS: Record<string, string> = { current: 'Current', days_1_30: '1-30 days', days_31_60: '31-60 days', days_61_90: '61-90 days', days_over_90: 'Over 90 days' };
 /** The aging block: a gap, its title, two rows, the credit and the balance rows. */
 const AGING_HEIGHT = 14 + 16 + 4 * ROW;
