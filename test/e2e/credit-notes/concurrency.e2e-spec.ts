@@ -87,3 +87,29 @@ describe('credit under concurrency', () => {
     await expectBalanceExplained(c.id);
   });
 });
+
+describe('one currency per customer, credit notes too', () => {
+  let app: TestApp;
+  let t: TestTenant;
+  let r: Credits;
+
+  beforeAll(async () => {
+    app = await TestApp.start({ env: { WORKERS_ENABLED: 'false' } });
+    t = await app.createTenant();
+    r = new Credits(app, t);
+  });
+  afterAll(() => app.close());
+
+  it('holds while currency changes race credit notes: each request happens in the currency it saw, or is a 409', async () => {
+    const customers = await Promise.all(Array.from({ length: 24 }, (_, i) => r.customer({ name: `Racer ${i}`, currency: 'eur' })));
+    const responses = await Promise.all(
+      customers.flatMap((c) => [r.createCreditNote({ customer_id: c.id, amount: 500 }), app.patch(`/api/v1/customers/${c.id}`, { currency: 'usd' }, t.token)]),
+    );
+    expect(responses.map((res) => res.status).filter((s) => ![200, 201, 409].includes(s))).toEqual([]);
+    const mismatched = await app.query(
+      `SELECT n.id FROM credit_notes n JOIN customers c ON c.tenant_id = n.tenant_id AND c.id = n.customer_id WHERE n.tenant_id = $1 AND n.currency <> c.currency`,
+      [t.tenant_id],
+    );
+    expect(mismatched).toEqual([]);
+  });
+});

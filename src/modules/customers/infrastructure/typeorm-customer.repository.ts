@@ -65,9 +65,10 @@ export class TypeormCustomerRepository extends CustomerRepository {
       if (constraint === 'customers_external_id_key') {
         throw new ConflictError(`A customer with external_id "${s.externalId}" already exists.`);
       }
-      // Invoices or payments were written in the old currency since the check in the handler
-      // (the database refuses to change the currency they refer to; migration 1763801200200).
-      if (constraint === 'invoices_customer_currency_fkey' || constraint === 'payments_customer_currency_fkey') {
+      // Invoices, payments, credit notes or refunds were written in the old currency since the check
+      // in the handler (the database refuses to change the currency they refer to; migrations
+      // 1763801200200, 1763801510000, 1763801520000).
+      if (constraint?.endsWith('_customer_currency_fkey')) {
         throw new InvalidStateError('The currency of a customer with invoices or payments cannot change.');
       }
       throw error;
