@@ -13,16 +13,11 @@
  * and, for comparison, a query over every open invoice the tenant has (what a scan that looked
  * at all open invoices would read each time). Prints one JSON object. A measurement, not a test.
  */
-const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
 const { execFileSync } = require('node:child_process');
-const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { numberOptions } = require('./lib/args');
-const { freePort } = require('./lib/processes');
-
-const ROOT = join(__dirname, '..');
-const DIST = join(ROOT, 'dist');
+const { DIST, scratchDatabase } = require('./lib/scratch');
 
 async function timed(fn) {
   const started = process.hrtime.bigint();
@@ -33,19 +28,16 @@ async function timed(fn) {
 async function main() {
   const opts = numberOptions({ invoices: 1_000_000 });
   require('reflect-metadata');
-  const { startEmbeddedPostgres } = require(join(DIST, 'shared/infrastructure/database/embedded-postgres.js'));
-  const { migrate } = require(join(DIST, 'bootstrap.js'));
   const { loadConfig } = require(join(DIST, 'config/config.js'));
   const { createApp } = require(join(DIST, 'app.factory.js'));
   const { ReminderScanJob } = require(join(DIST, 'modules/reminders/infrastructure/reminder-scan.job.js'));
   const { openInvoiceSql } = require(join(DIST, 'shared/infrastructure/query/receivable.sql.js'));
-  const dataDir = mkdtempSync(join(tmpdir(), 'reminders-bench-'));
-  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user
-  const db = await startEmbeddedPostgres(dataDir, await freePort(), () => undefined);
+  const cleanups = [];
   let app;
-  const pg = new Client({ connectionString: db.url });
+  let pg;
   try {
-    await migrate(db.url, () => undefined);
+    const { db } = await scratchDatabase('reminders-bench-', cleanups);
+    pg = new Client({ connectionString: db.url });
     const seedStarted = Date.now();
     const summary = JSON.parse(
       execFileSync(process.execPath, [join(DIST, 'cli/seed.js'), '--invoices', String(opts.invoices), '--customers', String(Math.max(1, Math.round(opts.invoices / 100))), '--json'], {
@@ -102,9 +94,8 @@ async function main() {
     );
   } finally {
     await app?.close();
-    await pg.end().catch(() => undefined);
-    await db.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await pg?.end().catch(() => undefined);
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   }
 }
 

@@ -12,16 +12,13 @@
  * the size, and the service's RSS growth over the idle service (VmRSS sampled every 10 ms from
  * /proc). Plain CommonJS on the compiled dist/, like bench/run.js.
  */
-const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
-const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { Client } = require('pg');
 const { numberOptions } = require('./lib/args');
 const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus } = require('./lib/processes');
+const { DIST, scratchDatabase } = require('./lib/scratch');
 
-const ROOT = join(__dirname, '..');
-const DIST = join(ROOT, 'dist');
 const log = (msg) => process.stdout.write(`${msg}\n`);
 
 /** Samples the process's resident set every 10 ms while `work` runs; returns work's result and the peak. */
@@ -41,16 +38,9 @@ async function withPeakRss(pid, work) {
 
 async function main() {
   const opts = numberOptions({ lines: 100_000 });
-  const { startEmbeddedPostgres } = require(join(DIST, 'shared/infrastructure/database/embedded-postgres.js'));
-  const { migrate } = require(join(DIST, 'bootstrap.js'));
   const cleanups = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'statement-bench-'));
-  chmodSync(dataDir, 0o755); // PostgreSQL runs as its own user when started by root
-  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   try {
-    const db = await startEmbeddedPostgres(dataDir, await freePort(), () => undefined);
-    cleanups.push(() => db.stop());
-    await migrate(db.url, () => undefined);
+    const { db, dataDir } = await scratchDatabase('statement-bench-', cleanups);
 
     const port = await freePort();
     const logFile = join(dataDir, 'service.log');
@@ -125,7 +115,7 @@ async function main() {
       );
     }
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    while (cleanups.length) await cleanups.pop()().catch((e) => log(`cleanup: ${e.message}`));
   }
 }
 

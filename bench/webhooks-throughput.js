@@ -16,18 +16,15 @@
  * WEBHOOK_* variables (e.g. WEBHOOK_RELAY_CONCURRENCY) are passed on to the service. Plain
  * CommonJS on the compiled dist/, like bench/run.js.
  */
-const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
 const { createServer } = require('node:http');
-const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { Webhook } = require('standardwebhooks');
 const { numberOptions } = require('./lib/args');
 const { freePort, spawnNode, waitForHttp, stopChild } = require('./lib/processes');
+const { DIST, scratchDatabase } = require('./lib/scratch');
 
-const ROOT = join(__dirname, '..');
-const DIST = join(ROOT, 'dist');
 const log = (msg) => process.stdout.write(`${msg}\n`);
 
 /** WEBHOOK_* tuning variables given to this script are passed on to the service. */
@@ -42,18 +39,10 @@ function percentile(sorted, p) {
 
 async function main() {
   const opts = numberOptions({ events: 2000, endpoints: 8, instances: 1, rate: 100, seconds: 10 });
-  const { startEmbeddedPostgres } = require(join(DIST, 'shared/infrastructure/database/embedded-postgres.js'));
-  const { migrate } = require(join(DIST, 'bootstrap.js'));
   const { OutboxWriter } = require(join(DIST, 'shared/infrastructure/outbox/outbox.writer.js'));
   const cleanups = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'webhooks-bench-'));
-  // PostgreSQL refuses to run as root: embedded-postgres runs it as its own user, which must reach the directory.
-  chmodSync(dataDir, 0o755);
-  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   try {
-    const db = await startEmbeddedPostgres(dataDir, await freePort(), () => undefined);
-    cleanups.push(() => db.stop());
-    await migrate(db.url, () => undefined);
+    const { db, dataDir } = await scratchDatabase('webhooks-bench-', cleanups);
 
     // The receiver: records when each delivery arrived, by the bench's own object id.
     const arrivals = new Map();
