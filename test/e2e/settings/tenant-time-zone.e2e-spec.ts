@@ -1,3 +1,4 @@
+import { TenantSettingsCache } from '../../../src/modules/settings/infrastructure/tenant-settings.cache';
 import { InvoiceOverdueJob } from '../../../src/modules/webhooks/infrastructure/invoice-overdue.job';
 import { FixedClock } from '../../../src/shared/domain/clock';
 import { TestApp, TestTenant } from '../../support/test-app';
@@ -108,6 +109,24 @@ describe('tenant time zone', () => {
     expect((await app.get(`/api/v1/customers?sort=-overdue_amount`, t.token)).body.data[0]).toMatchObject({ id: c.id, overdue_amount: 0 });
   });
 
+  it('is followed at once by the instance that made the change, before its own notification arrives', async () => {
+    const tenant = await app.createTenant('Late Notifications');
+    const r = new Receivables(app, tenant);
+    const c = await r.customer();
+    // Fill this instance's cache with UTC, then let no notification reach it: only the
+    // instance's own commit can tell it that the zone changed.
+    expect(await r.invoice(c.id, 100)).toMatchObject({ issue_date: '2026-07-01' });
+    const cache = app.app.get(TenantSettingsCache) as unknown as { listener: { options: { onNotify: () => void } } };
+    const onNotify = cache.listener.options.onNotify;
+    cache.listener.options.onNotify = () => undefined;
+    try {
+      expect((await app.patch('/api/v1/settings', { timezone: 'America/Los_Angeles' }, tenant.token)).status).toBe(200);
+      expect(await r.invoice(c.id, 100)).toMatchObject({ issue_date: '2026-06-30' });
+    } finally {
+      cache.listener.options.onNotify = onNotify;
+    }
+  });
+
   it('reaches every instance of the service: another instance follows a change at once', async () => {
     const two = await TestApp.start({ clock, databaseUrl: app.databaseUrl });
     try {
@@ -124,4 +143,5 @@ describe('tenant time zone', () => {
       await two.close();
     }
   });
+
 });

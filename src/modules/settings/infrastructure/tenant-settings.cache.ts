@@ -11,7 +11,8 @@ const MAX_ENTRIES = 10_000;
 /**
  * Tenants' settings kept in this instance's memory, so that "today" (every request that shows
  * or writes a business date) costs no query. Correct across instances: a save notifies
- * SETTINGS_CHANNEL at commit and every instance drops that tenant's entry; a (re)connect of the
+ * SETTINGS_CHANNEL at commit and every instance drops that tenant's entry (this instance at once,
+ * before the change is answered); a (re)connect of the
  * listener drops everything, since notifications may have been missed; and while the listener
  * is not connected nothing is trusted or kept (every read goes to the database). A read that
  * was in flight when a notification arrived is not kept either (`generation`).
@@ -31,6 +32,7 @@ export class TenantSettingsCache extends TenantSettingsReader implements OnAppli
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
   ) {
     super();
+    repository.onCommittedSave((tenantId) => this.forget(tenantId));
   }
 
   async get(tenantId: string): Promise<TenantSettings> {

@@ -35,8 +35,14 @@ function toDomain(row: SettingsRow): TenantSettings {
 /** One row per tenant that changed its settings (`tenant_settings`); none means the defaults. */
 @Injectable()
 export class TypeormTenantSettingsRepository extends TenantSettingsRepository {
+  private readonly savedListeners: ((tenantId: string) => void)[] = [];
+
   constructor(private readonly uow: UnitOfWork) {
     super();
+  }
+
+  onCommittedSave(listener: (tenantId: string) => void): void {
+    this.savedListeners.push(listener);
   }
 
   async find(tenantId: string): Promise<TenantSettings> {
@@ -72,6 +78,7 @@ export class TypeormTenantSettingsRepository extends TenantSettingsRepository {
        SELECT pg_notify('${SETTINGS_CHANNEL}', tenant_id) FROM saved`,
       [tenantId, s.timezone, s.shortPayAmount, s.shortPayPercentScaled.toString(), s.payerNameMatching, s.remindersEnabled, s.reminderDays],
     );
+    this.uow.afterCommit(() => this.savedListeners.forEach((listener) => listener(tenantId)));
   }
 
   async timeZonesInUse(): Promise<string[]> {
