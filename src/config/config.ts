@@ -6,7 +6,8 @@ export interface AppConfig {
   host: string;
   databaseUrl: string | undefined;
   dataDir: string;
-  embeddedPgPort: number;
+  /** EMBEDDED_PG_PORT; unset, the embedded server picks a free port (54329 when free) */
+  embeddedPgPort: number | undefined;
   dbPoolSize: number;
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
@@ -61,7 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: env.HOST ?? '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.DATA_DIR ?? './.data'),
-    embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, env),
+    embeddedPgPort: int('EMBEDDED_PG_PORT', 0, env) || undefined,
     dbPoolSize: int('DB_POOL_SIZE', 10, env),
     jwtSecret: env.JWT_SECRET || undefined,
     jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, env),

@@ -1,39 +1,17 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt } from '../../support/build';
 import { runNode } from '../../support/child-process';
+import { freePort, portOpen } from '../../support/embedded-server';
 
 /**
  * `npm start` as a user runs it: the built server on an embedded PostgreSQL in a fresh
  * DATA_DIR, the README's calls against it, the CLI next to it, then SIGTERM while a request
  * is in flight. The one slow test of the suite (it initialises a PostgreSQL cluster).
  */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.setTimeout(1000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-    socket.connect(port, '127.0.0.1');
-  });
-}
-
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
