@@ -89,8 +89,8 @@ export function postmasterPid(clusterDir: string): number | undefined {
   if (!existsSync(file)) return undefined;
   const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
   try {
-    process.kill(pid, 0);
-    return pid;
+    // Alive and a PostgreSQL (a pid file left by a crash may name another program by now).
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0].endsWith('postgres') ? pid : undefined;
   } catch {
     return undefined;
   }

@@ -25,6 +25,13 @@ import {
  */
 const ROOT = resolve(__dirname, '../../..');
 const DEFAULT_PORT = 54329;
+function readCmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return ''; // gone meanwhile
+  }
+}
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 describe('embedded PostgreSQL', () => {
@@ -137,6 +144,9 @@ describe('embedded PostgreSQL', () => {
     while (!versionFile() && first.child.exitCode === null) await new Promise((r) => setTimeout(r, 5));
     first.child.kill('SIGKILL');
     await first.exited;
+    // Its initdb (a child of its own) runs on: let it finish, as it would have by the next start.
+    const initdbRunning = () => readdirSync('/proc').some((pid) => /^\d+$/.test(pid) && readCmdline(pid).includes(killed));
+    while (initdbRunning()) await new Promise((r) => setTimeout(r, 20));
     const again = await runNode(cliJs, ['migrate'], { DATA_DIR: killed, EMBEDDED_PG_PORT: '', DATABASE_URL: '' }, 120_000);
     expect(again.code === 0 ? 0 : again.stderr).toBe(0);
     expect(again.stdout).toContain('The database schema is up to date.');
@@ -182,6 +192,16 @@ describe('embedded PostgreSQL', () => {
     expect(await stopServer(second)).toBe(0);
     expect(postmasterPid(cluster)).toBeUndefined(); // the last one out stopped it
   }, 240_000);
+
+  it('starts over a postmaster.pid left by a crash whose pid now belongs to another program (after a reboot)', async () => {
+    const data = dataDir();
+    const migrate = () => runNode(cliJs, ['migrate'], { DATA_DIR: data, EMBEDDED_PG_PORT: '', DATABASE_URL: '' }, 120_000);
+    expect((await migrate()).code).toBe(0);
+    // This jest worker's pid: alive, and not a PostgreSQL.
+    writeFileSync(join(data, 'pg', 'postmaster.pid'), `${process.pid}\n${join(data, 'pg')}\n1700000000\n${await freePort()}\n\n127.0.0.1\n0 0\nready\n`);
+    const again = await migrate();
+    expect(again.code === 0 ? 0 : again.stderr).toBe(0);
+  }, 180_000);
 
   it('keeps PostgreSQL’s log in DATA_DIR and prints its last lines when a start fails', async () => {
     const data = dataDir();

@@ -164,7 +164,13 @@ async function initialiseIfNeeded(
   // moment leaves no half-made cluster under the real name.
   for (const name of readdirSync(dirname(cluster))) {
     const pid = Number(/\.init-(\d+)(\.pw)?$/.exec(name)?.[1]);
-    if (name.startsWith(`${basename(cluster)}.init-`) && !alive(pid)) rmSync(join(dirname(cluster), name), { recursive: true, force: true });
+    if (!name.startsWith(`${basename(cluster)}.init-`) || alive(pid)) continue;
+    try {
+      // An initdb orphaned by a killed process may still be writing into it.
+      rmSync(join(dirname(cluster), name), { recursive: true, force: true, maxRetries: 5 });
+    } catch {
+      // left for the next start: it is never used
+    }
   }
   const staging = `${cluster}.init-${process.pid}`;
   const pwFile = `${staging}.pw`;
@@ -231,6 +237,11 @@ async function runningServer(cluster: string, log: (msg: string) => void): Promi
     if (!lines) return undefined;
     const pid = Number(lines[0]);
     if (!alive(pid)) return undefined; // left by a crash; PostgreSQL removes it when it starts
+    if (!isPostgres(pid)) {
+      // Left by a crash, its pid since reused (after a reboot): PostgreSQL would refuse to start.
+      rmSync(join(cluster, 'postmaster.pid'), { force: true });
+      return undefined;
+    }
     if (lines[7]?.trim() === 'ready') return { pid, port: Number(lines[3]) };
     if (!told && Date.now() - started > 5000) {
       log(`waiting for the embedded PostgreSQL (pid ${pid}) to finish ${lines[7]?.trim() || 'starting'}`);
@@ -340,7 +351,8 @@ async function letGo(lease: Client, conn: ConnectionFile, port: number, cluster:
   }
   const pidFile = join(cluster, 'postmaster.pid');
   const pid = Number(readLines(pidFile)?.[0]);
-  if (alive(pid)) process.kill(pid, 'SIGINT');
+  client.removeAllListeners('error').on('error', () => undefined); // its connection ends with the server now
+  if (alive(pid) && isPostgres(pid)) process.kill(pid, 'SIGINT');
   while (existsSync(pidFile) && alive(pid)) await sleep(50);
   await client.end().catch(() => undefined);
 }
@@ -390,6 +402,15 @@ function alive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a live pid is a PostgreSQL process (Linux; elsewhere assumed). */
+function isPostgres(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0].endsWith('postgres');
+  } catch {
+    return !existsSync('/proc/self');
   }
 }
 
