@@ -193,6 +193,15 @@ describe('embedded PostgreSQL', () => {
     expect(postmasterPid(cluster)).toBeUndefined(); // the last one out stopped it
   }, 240_000);
 
+  it('two processes starting at once on a fresh DATA_DIR share one cluster', async () => {
+    const data = dataDir();
+    const env = { DATA_DIR: data, EMBEDDED_PG_PORT: '', DATABASE_URL: '' };
+    const results = await Promise.all([runNode(cliJs, ['migrate'], env, 120_000), runNode(cliJs, ['migrate'], env, 120_000)]);
+    expect(results.map((r) => (r.code === 0 ? 0 : r.stderr))).toEqual([0, 0]);
+    expect(readdirSync(data).filter((name) => name.startsWith('pg'))).toEqual(['pg']);
+    expect(postmasterPid(join(data, 'pg'))).toBeUndefined(); // the last of the two stopped it
+  }, 180_000);
+
   it('starts over a postmaster.pid left by a crash whose pid now belongs to another program (after a reboot)', async () => {
     const data = dataDir();
     const migrate = () => runNode(cliJs, ['migrate'], { DATA_DIR: data, EMBEDDED_PG_PORT: '', DATABASE_URL: '' }, 120_000);

@@ -117,6 +117,9 @@ function connectionFile(dataDir: string, cluster: string): { conn: ConnectionFil
   if (existsSync(join(cluster, 'postmaster.opts'))) {
     throw new Error(`${cluster} holds a database but ${file} (its password) is missing: restore that file, or move ${cluster} away to start with an empty database`);
   }
+  // A cluster made before its password was recorded (older versions wrote the file after
+  // initdb). Decided now: a process starting beside this one may make the cluster any moment.
+  const recorded = !existsSync(cluster);
   const conn: ConnectionFile = { user: 'postgres', password: randomBytes(18).toString('base64url'), database: DATABASE };
   // Linked into place so that two processes starting at once agree on one password.
   const staging = `${file}.${process.pid}`;
@@ -128,7 +131,7 @@ function connectionFile(dataDir: string, cluster: string): { conn: ConnectionFil
   } finally {
     unlinkSync(staging);
   }
-  return { conn: JSON.parse(readFileSync(file, 'utf8')) as ConnectionFile, recorded: false };
+  return { conn: JSON.parse(readFileSync(file, 'utf8')) as ConnectionFile, recorded };
 }
 
 function writeConnectionFile(dataDir: string, conn: ConnectionFile): void {
