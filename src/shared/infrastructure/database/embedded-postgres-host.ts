@@ -110,7 +110,13 @@ export function clusterDir(dataDir: string, user: RunAs | undefined): { dir: str
  * nobody else can write to it, since PostgreSQL's binaries are run from it.
  */
 function sharedRoot(): string {
-  mkdirSync(SHARED_ROOT, { recursive: true, mode: 0o755 });
+  try {
+    mkdirSync(SHARED_ROOT, { recursive: true, mode: 0o755 });
+  } catch (error) {
+    throw new Error(
+      `user "${PG_USER}" cannot reach the checkout or DATA_DIR (a directory above it is private) and ${SHARED_ROOT} cannot be made (${(error as Error).message}): make every directory above them searchable (chmod o+x), run as a non-root user, or set DATABASE_URL`,
+    );
+  }
   const stat = lstatSync(SHARED_ROOT);
   if (!stat.isDirectory() || stat.uid !== 0 || (stat.mode & 0o022) !== 0) {
     throw new Error(`${SHARED_ROOT} must be a directory owned by root and writable only by it: remove it and start again`);
