@@ -46,9 +46,9 @@ export interface RunningServer {
   waitFor(pattern: RegExp): Promise<string>;
 }
 
-/** Spawns `node script` and collects stdout and stderr together. */
-export function startProcess(script: string, env: Record<string, string | undefined>, port = 0, args: string[] = []): RunningServer {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns `node script` and collects stdout and stderr together; `group`: in a process group of its own, as a terminal runs it. */
+export function startProcess(script: string, env: Record<string, string | undefined>, port = 0, args: string[] = [], group = false): RunningServer {
+  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {

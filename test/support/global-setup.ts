@@ -14,14 +14,12 @@ export default async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'receivables-test-pg-'));
   // mkdtemp makes it private; as root PostgreSQL runs as its own user, which keeps the cluster here when it can reach it.
   chmodSync(dir, 0o755);
-  const db = await startEmbeddedPostgres(dir, await freePort(), () => undefined, [
+  const db = await startEmbeddedPostgres(dir, await freePort(), () => undefined, {
     // Test data is disposable: skip durability for speed.
-    'fsync=off',
-    'synchronous_commit=off',
-    'full_page_writes=off',
-    'max_connections=300',
-    'shared_buffers=128MB',
-  ]);
+    settings: ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300', 'shared_buffers=128MB'],
+    // A Ctrl-C on `npm test` (jest then skips its teardown) stops it too.
+    ownSession: false,
+  });
   globalThis.__EMBEDDED_PG__ = { db, dir };
   const admin = new URL(db.url);
   admin.pathname = '/postgres';

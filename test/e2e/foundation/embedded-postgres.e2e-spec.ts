@@ -193,6 +193,21 @@ describe('embedded PostgreSQL', () => {
     expect(postmasterPid(cluster)).toBeUndefined(); // the last one out stopped it
   }, 240_000);
 
+  it('a Ctrl-C on npm start (SIGINT to its whole process group) drains, then stops PostgreSQL, and exits 0', async () => {
+    const data = dataDir();
+    const port = await freePort();
+    const started = startProcess(mainJs, { DATA_DIR: data, EMBEDDED_PG_PORT: '', DATABASE_URL: '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PORT: String(port) }, port, [], true);
+    servers.push(started);
+    await started.waitFor(/client_secret:\s+\S+/);
+    const pid = postmasterPid(join(data, 'pg'));
+    expect(pid).toBeDefined();
+    process.kill(-started.child.pid!, 'SIGINT'); // what a terminal sends to the foreground group
+    expect(await started.exited).toBe(0);
+    expect(started.output()).toContain('SIGINT received');
+    expect(started.output()).not.toMatch(/shutdown failed|"level":[56]0/);
+    expect(postmasterPid(join(data, 'pg'))).toBeUndefined();
+  }, 180_000);
+
   it('two processes starting at once on a fresh DATA_DIR share one cluster', async () => {
     const data = dataDir();
     const env = { DATA_DIR: data, EMBEDDED_PG_PORT: '', DATABASE_URL: '' };

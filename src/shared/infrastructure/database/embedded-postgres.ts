@@ -71,13 +71,16 @@ class StartRace extends Error {}
 /**
  * @param port EMBEDDED_PG_PORT: honoured when set (refused with a sentence when taken); unset
  *   (or 0), the last start's port or the default when free, else the next free one.
- * @param settings extra `name=value` server settings, after ours (the test suite's fsync=off).
+ * @param options.settings extra `name=value` server settings, after ours (the test suite's fsync=off).
+ * @param options.ownSession PostgreSQL in a session of its own (default), out of reach of a
+ *   Ctrl-C meant for this process, which stops it after draining. The test run keeps it in its
+ *   own process group instead: an interrupted run then leaves no server behind.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
   port: number | undefined,
   log: (msg: string) => void = () => undefined,
-  settings: string[] = [],
+  { settings = [], ownSession = true }: { settings?: string[]; ownSession?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true });
   const user = runAs();
@@ -93,7 +96,7 @@ export async function startEmbeddedPostgres(
       } else {
         const bin = await binariesDir(user);
         await initialiseIfNeeded(cluster.dir, { conn, recorded }, user, bin, dataDir, log);
-        running = await launch(cluster.dir, await choosePort(port || undefined, conn.port, taken), { user, bin, dataDir, settings, explicitPort: !!port, taken });
+        running = await launch(cluster.dir, await choosePort(port || undefined, conn.port, taken), { user, bin, dataDir, settings, ownSession, explicitPort: !!port, taken });
         if (conn.port !== running.port) writeConnectionFile(dataDir, { ...conn, port: running.port });
         log(`embedded PostgreSQL running on port ${running.port} (log: ${join(dataDir, LOG_FILE)})`);
       }
@@ -258,6 +261,7 @@ interface LaunchOptions {
   bin: string;
   dataDir: string;
   settings: string[];
+  ownSession: boolean;
   explicitPort: boolean;
   taken: Set<number>;
 }
@@ -276,7 +280,7 @@ async function launch(cluster: string, port: number, opts: LaunchOptions): Promi
   }
   const child = spawn(join(opts.bin, 'bin', 'postgres'), args, {
     ...ids(opts.user),
-    detached: true,
+    detached: opts.ownSession,
     stdio: ['ignore', fd, fd],
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
