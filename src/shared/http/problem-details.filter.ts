@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/domain-error';
+import { databaseFailure, RETRY_AFTER_SECONDS } from '../infrastructure/database/database-errors';
 import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails } from './problem';
 
 const STATUS_TO_CODE: Record<number, string> = {
@@ -79,11 +80,26 @@ export function toProblem(error: unknown, requestId: string, scoped = false): { 
   if (e?.code === '23505') {
     return { body: problem('conflict', 'The resource conflicts with an existing one.', requestId), headers: {} };
   }
-  if (e?.code === '40001' || e?.code === '40P01' || e?.code === '55P03') {
+  const failure = databaseFailure(error);
+  if (failure) {
+    // Logged (the operator must see an outage), answered without detail, retryable (docs/adr/0029).
+    logger.warn(`request failed: database ${failure} (${describe(error)})`);
+    const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS[failure]) };
+    return failure === 'timeout'
+      ? { body: problem('database_timeout', 'The database did not complete the request in time; retry it.', requestId), headers }
+      : { body: problem('service_unavailable', 'The database is unavailable; retry the request shortly.', requestId), headers };
+  }
+  if (e?.code === '40001' || e?.code === '40P01') {
     return { body: problem('conflict', 'A concurrent change conflicted with this request; retry it.', requestId), headers: {} };
   }
   logFailure(error, requestId, scoped);
   return { body: problem('internal_error', 'An unexpected error occurred.', requestId), headers: {} };
+}
+
+function describe(error: unknown): string {
+  const e = error as { code?: string; message?: string; driverError?: { code?: string; message?: string } };
+  const code = e?.code ?? e?.driverError?.code;
+  return `${code ? `${code}: ` : ''}${e?.message ?? String(error)}`;
 }
 
 function fastifyProblem(e: { code?: string; statusCode?: number; message?: string }, requestId: string) {

@@ -35,6 +35,7 @@ const TITLES: Record<string, string> = {
   rate_limited: 'Too many requests',
   internal_error: 'Internal server error',
   service_unavailable: 'Service unavailable',
+  database_timeout: 'Database timeout',
 };
 
 export const STATUS_BY_CODE: Record<string, number> = {
@@ -59,6 +60,7 @@ export const STATUS_BY_CODE: Record<string, number> = {
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
+  database_timeout: 503,
 };
 
 export function problem(code: string, detail: string, requestId: string, errors?: FieldError[]): ProblemDetails {

@@ -1,6 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import { Figure, figure } from '../../domain/figure';
+
+const poolLogger = new Logger('Database');
 
 /**
  * TypeORM connection options. The schema comes only from migrations (never `synchronize`).
@@ -16,6 +19,9 @@ export function dataSourceOptions(url: string, poolSize: number, entities: DataS
     synchronize: false,
     logging: false,
     extra: { max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'receivables-api' },
+    // An idle pooled connection that PostgreSQL closed (terminated, restarted): the pool drops it
+    // and connects anew for the next query. This listener keeps the event from ending the process.
+    poolErrorHandler: (error: Error) => poolLogger.warn(`pool: idle connection lost (${error.message})`),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { RateLimiterAbstract, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
@@ -41,6 +41,7 @@ export class RateLimitService implements OnModuleDestroy {
   private readonly reserving = new Map<string, Promise<void>>();
   private pool?: Pool;
   private redis?: { quit(): Promise<unknown> };
+  private readonly logger = new Logger('RateLimit');
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -158,7 +159,19 @@ export class RateLimitService implements OnModuleDestroy {
   }
 
   private pgPool(): Pool {
-    this.pool ??= new Pool({ connectionString: this.databaseUrl, max: 4, application_name: 'receivables-rate-limit' });
+    if (!this.pool) {
+      this.pool = new Pool({
+        connectionString: this.databaseUrl,
+        max: 4,
+        application_name: 'receivables-rate-limit',
+        // Never wait forever for a connection: a request fails (503) instead of hanging.
+        connectionTimeoutMillis: 10_000,
+      });
+      // An idle connection PostgreSQL closes (pg_terminate_backend, a restart, a failover) is
+      // reported here; without a listener the pool's 'error' event would end the process. The
+      // pool drops that connection and opens a new one for the next request.
+      this.pool.on('error', (error) => this.logger.warn(`rate limiter pool: idle connection lost (${error.message})`));
+    }
     return this.pool;
   }
 

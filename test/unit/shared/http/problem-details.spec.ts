@@ -101,9 +101,35 @@ describe('toProblem', () => {
     expect(JSON.stringify(body)).not.toMatch(/INSERT|customers_tenant|X-1|duplicate key/);
   });
 
-  it.each(['40001', '40P01', '55P03'])('maps the PostgreSQL concurrency failure %s to a retryable 409', (code) => {
+  it.each(['40001', '40P01'])('maps the PostgreSQL concurrency failure %s to a retryable 409', (code) => {
     const error = new QueryFailedError('UPDATE invoices SET ...', [], Object.assign(new Error('could not serialize access'), { code }));
     expect(toProblem(error, RID).body).toMatchObject({ status: 409, code: 'conflict' });
+  });
+
+  it.each<[string, unknown]>([
+    ['refused', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111 })],
+    ['terminated (57P01)', new QueryFailedError('SELECT 1', [], Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))],
+    ['starting up (57P03)', Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
+    ['a connection exception (08006)', Object.assign(new Error('connection failure'), { code: '08006' })],
+    ['closed mid-query', new QueryFailedError('SELECT 1', [], new Error('Connection terminated unexpectedly'))],
+    ['a pool timeout', new Error('timeout exceeded when trying to connect')],
+    ['all addresses refused', new AggregateError([Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' })], '')],
+  ])('maps a database that cannot be reached (%s) to 503 service_unavailable with Retry-After', (_, error) => {
+    const { body, headers } = toProblem(error, RID);
+    expect(body).toMatchObject({ status: 503, code: 'service_unavailable', type: '/problems/service_unavailable' });
+    expect(Number(headers['Retry-After'])).toBeGreaterThan(0);
+    expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|5432|administrator/);
+  });
+
+  it.each([
+    ['57014', 'canceling statement due to statement timeout'],
+    ['55P03', 'canceling statement due to lock timeout'],
+  ])('maps the PostgreSQL timeout %s to 503 database_timeout with Retry-After', (code, message) => {
+    const error = new QueryFailedError('UPDATE invoices SET ...', [], Object.assign(new Error(message), { code }));
+    const { body, headers } = toProblem(error, RID);
+    expect(body).toMatchObject({ status: 503, code: 'database_timeout', type: '/problems/database_timeout', title: 'Database timeout' });
+    expect(Number(headers['Retry-After'])).toBeGreaterThan(0);
+    expect(JSON.stringify(body)).not.toMatch(/UPDATE|canceling/);
   });
 
   it.each<unknown>([
