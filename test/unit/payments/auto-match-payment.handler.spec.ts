@@ -63,7 +63,7 @@ describe('AutoMatchPaymentHandler', () => {
     expect(locks).toEqual(['ten_1:cus_a']);
     expect(a.toJSON('2025-03-02')).toMatchObject({ status: 'paid', amount_paid: 10_000 });
     expect(saved).toEqual([`invoice:${a.id}`, 'payment:matched']);
-    expect(payment.match).toEqual({ status: 'matched', rule: 'exact_amount', suggestions: [] });
+    expect(payment.match).toEqual({ status: 'matched', rule: 'exact_amount', suggestions: [], writeOffs: [] });
   });
 
   it('decides again when a chosen invoice changed between reading and locking', async () => {

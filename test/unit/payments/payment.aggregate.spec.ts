@@ -123,9 +123,9 @@ describe('Payment', () => {
       const payment = aRecordedPayment();
       const suggestion = (id: string) => ({ invoice_ids: [id], rule: 'exact_amount' as const, customer_id: 'cus_1', confidence: 0.5, reason: 'one of two' });
       payment.needsReview('exact_amount', [suggestion('inv_1'), suggestion('inv_2')], AT);
-      expect(payment.match).toEqual({ status: 'needs_review', rule: 'exact_amount', suggestions: expect.any(Array) });
+      expect(payment.match).toEqual({ status: 'needs_review', rule: 'exact_amount', suggestions: expect.any(Array), writeOffs: [] });
       payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 10_000, applicationId: 'app_1' }], 'manual', 'manual', LATER);
-      expect(payment.match).toEqual({ status: 'matched', rule: 'manual', suggestions: [] });
+      expect(payment.match).toEqual({ status: 'matched', rule: 'manual', suggestions: [], writeOffs: [] });
     });
   });
 });

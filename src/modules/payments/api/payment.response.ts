@@ -38,6 +38,14 @@ export class MatchSuggestionResponse {
   reason: string;
 }
 
+export class MatchWriteOffResponse {
+  @ApiProperty({ example: 'wo_01jc9x7m3ef0ab6yr2t0n4q8zd', description: 'The invoice write-off (as listed on the invoice)' }) id: string;
+  @ApiProperty({ example: 'inv_01jc9x7m3ef0ab6yr2t0n4q8zd' }) invoice_id: string;
+  @ApiProperty({ example: 'INV-000123' }) invoice_number: string;
+  @ApiProperty({ example: 50, description: 'Minor units written off' }) amount: number;
+  @ApiProperty({ enum: ['short_pay'] }) reason: string;
+}
+
 export class PaymentMatchResponse {
   @ApiProperty({ enum: ['matched', 'partial', 'unmatched', 'needs_review'] }) status: string;
   @ApiProperty({ enum: [...RULES, 'manual', ...PAYER_RULES], nullable: true, type: String, description: 'The rule that applied or found the candidates; null when unmatched' })
@@ -46,6 +54,12 @@ export class PaymentMatchResponse {
   suggestions: MatchSuggestionResponse[];
   @ApiProperty({ enum: CUSTOMER_SOURCES, nullable: true, type: String, description: 'How the customer was found (§14); null while the payment has none' })
   customer_source: string | null;
+  @ApiProperty({
+    type: [MatchWriteOffResponse],
+    description:
+      'Short pays automatic matching settled within the tenant\'s short_pay_tolerance (§13): the difference written off per invoice (reason short_pay). Empty when none; kept if applications are later reversed.',
+  })
+  write_offs: MatchWriteOffResponse[];
 }
 
 export class PaymentResponse {

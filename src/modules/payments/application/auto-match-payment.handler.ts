@@ -51,7 +51,9 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
     if (!payment || payment.autoMatch === 'none') return;
     if (payment.customerId) await this.lockCustomerMatching(payment.tenantId, payment.customerId);
     const source = this.candidates.forTenant(payment.tenantId);
-    const payerNameMatching = payment.payer?.name ? (await this.settings.get(payment.tenantId)).payerNameMatching : false;
+    const settings = await this.settings.get(payment.tenantId);
+    const payerNameMatching = payment.payer?.name ? settings.payerNameMatching : false;
+    const shortPayTolerance = { of: (amountDue: number) => settings.shortPayTolerance(amountDue), max: settings.shortPayTolerance(Number.MAX_SAFE_INTEGER) };
     // A customer identified by the payer is serialised like one given with the payment, before its invoices are read.
     const lockIdentified = (customerId: string) =>
       customerId === payment.customerId ? Promise.resolve() : this.lockCustomerMatching(payment.tenantId, customerId);
@@ -67,6 +69,7 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
           reference: payment.reference,
           payer: payment.payer,
           payerNameMatching,
+          shortPayTolerance,
         },
         source,
         lockIdentified,
@@ -93,6 +96,7 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
         'auto',
         decision.rule,
         at,
+        decision.writeOffs,
       );
       await this.saveAll(payment, locked);
       this.outcomes.record(payment.tenantId, payment.match.status, payment.match.rule);

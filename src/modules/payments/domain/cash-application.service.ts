@@ -26,6 +26,14 @@ export interface PayableInvoice {
   readonly amountDue: Money;
   applyPayment(amount: Money, paymentId: string, applicationId: string, at: BusinessTime, paymentDate: string): void;
   reverseApplication(amount: Money, paymentId: string, applicationId: string, at: BusinessTime): void;
+  /** §15 write-off; cash application uses it for short pays (§13) */
+  writeOff(request: { amount: number; reason: 'short_pay'; settledOn: string }, at: BusinessTime): { id: string; amount: number };
+}
+
+/** Part of an invoice's amount due to write off because the payment settles it short (§13). */
+export interface ShortPayWriteOff {
+  invoiceId: string;
+  amount: number;
 }
 
 export interface ApplicationRequest {
@@ -47,6 +55,11 @@ export class CashApplication {
     rule: MatchRule | 'manual',
     /** when, and the tenant's business date then */
     at: BusinessTime,
+    /**
+     * Short pays within the tenant's tolerance (§13, automatic matching only): each invoice's rest
+     * is written off (reason `short_pay`, settled on the payment's date) with the application.
+     */
+    shortPays: ShortPayWriteOff[] = [],
   ): { applications: PaymentApplication[]; identifiedCustomer: string | null } {
     const customerId = payment.customerId ?? requests[0]?.invoice.customerId ?? null;
     let left = payment.amountUnapplied.amount;
@@ -64,13 +77,28 @@ export class CashApplication {
       dueLeft.set(invoice.id, due - take);
       planned.push({ invoice, amount: take, applicationId: newId('app') });
     }
+    const writeOffs = shortPays.map(({ invoiceId, amount }) => {
+      const invoice = planned.find((p) => p.invoice.id === invoiceId)?.invoice;
+      if (!invoice) throw new Error(`short pay of invoice ${invoiceId}, which this match does not pay`);
+      if (!Number.isSafeInteger(amount) || amount <= 0 || amount !== dueLeft.get(invoiceId)) {
+        throw new Error(`short pay of ${amount} on invoice ${invoiceId} is not what the match leaves due (${dueLeft.get(invoiceId)})`);
+      }
+      return { invoice, amount };
+    });
     const identifiedCustomer = payment.customerId === null ? customerId : null;
+    // The invoices' write-offs first: their ids go into the payment's match (and its payment.matched
+    // event); the payment applied last is what settles each invoice (invoice.paid comes last).
+    const made = writeOffs.map(({ invoice, amount }) => {
+      const w = invoice.writeOff({ amount, reason: 'short_pay', settledOn: payment.paymentDate }, at);
+      return { id: w.id, invoiceId: invoice.id, invoiceNumber: invoice.number, amount: w.amount, reason: 'short_pay' as const };
+    });
     const applications = payment.apply(
       planned.map((p) => ({ invoiceId: p.invoice.id, invoiceNumber: p.invoice.number, amount: p.amount, applicationId: p.applicationId })),
       source,
       rule,
       at.now,
       customerId ?? undefined,
+      made,
     );
     for (const p of planned) p.invoice.applyPayment(Money.of(p.amount, payment.currency), payment.id, p.applicationId, at, payment.paymentDate);
     return { applications, identifiedCustomer };

@@ -12,6 +12,7 @@ import {
   AUTO_MATCH_MODES,
   CustomerSource,
   MatchStatus,
+  MatchWriteOff,
   PAYMENT_METHODS,
   PaymentJson,
   PaymentMatch,
@@ -44,7 +45,7 @@ export interface ApplicationTarget {
   applicationId: string;
 }
 
-const UNMATCHED: PaymentMatch = { status: 'unmatched', rule: null, suggestions: [] };
+const UNMATCHED: PaymentMatch = { status: 'unmatched', rule: null, suggestions: [], writeOffs: [] };
 
 /**
  * Money received from a customer (or not yet known from whom) and how it is applied to
@@ -128,6 +129,7 @@ export class Payment extends AggregateRoot {
         remittance: [...rest.remittance],
         payer: rest.payer ? { ...rest.payer } : null,
         metadata: { ...rest.metadata },
+        match: { ...rest.match, writeOffs: rest.match.writeOffs.map((w) => ({ ...w })) },
         refunds: rest.refunds.map((r) => ({ ...r })),
       },
       applications.map((a) => PaymentApplication.restore(a)),
@@ -237,7 +239,15 @@ export class Payment extends AggregateRoot {
    * Applies parts of the payment to invoices (the invoices themselves are changed by the
    * caller, CashApplication, in the same step). All or nothing: every line is checked first.
    */
-  apply(targets: ApplicationTarget[], source: ApplicationSource, rule: MatchRule | 'manual', at: Date, customerId?: string): PaymentApplication[] {
+  apply(
+    targets: ApplicationTarget[],
+    source: ApplicationSource,
+    rule: MatchRule | 'manual',
+    at: Date,
+    customerId?: string,
+    /** short pays settled with this match (§13): the invoices' write-offs, made by the caller */
+    writeOffs: MatchWriteOff[] = [],
+  ): PaymentApplication[] {
     if (targets.length === 0) return [];
     let left = this.amountUnapplied.amount;
     for (const t of targets) {
@@ -260,7 +270,8 @@ export class Payment extends AggregateRoot {
       PaymentApplication.create({ id: t.applicationId, invoiceId: t.invoiceId, invoiceNumber: t.invoiceNumber, amount: t.amount, source, appliedAt: at }),
     );
     added.forEach((a) => this.applications.add(a));
-    this.state = { ...this.state, match: { status: this.appliedMatchStatus(), rule, suggestions: [] }, updatedAt: at };
+    const match: PaymentMatch = { status: this.appliedMatchStatus(), rule, suggestions: [], writeOffs: [...this.state.match.writeOffs, ...writeOffs] };
+    this.state = { ...this.state, match, updatedAt: at };
     this.record(PaymentEvents.matched(this, before, at));
     return added;
   }
@@ -274,7 +285,7 @@ export class Payment extends AggregateRoot {
     this.applications.reverse(application, at);
     const remaining = this.applications.active();
     const rule = remaining.length === 0 ? null : this.state.match.rule;
-    this.state = { ...this.state, match: { status: this.appliedMatchStatus(), rule, suggestions: [] }, updatedAt: at };
+    this.state = { ...this.state, match: { ...this.state.match, status: this.appliedMatchStatus(), rule, suggestions: [] }, updatedAt: at };
     this.record(PaymentEvents.applicationReversed(this, before, at));
     return application;
   }
@@ -295,7 +306,7 @@ export class Payment extends AggregateRoot {
     this.newRefunds.push(refund);
     if (this.state.match.status !== 'needs_review' || this.amountUnapplied.isZero()) {
       const rule = this.activeApplications.length === 0 ? null : this.state.match.rule;
-      this.state = { ...this.state, match: { status: this.appliedMatchStatus(), rule, suggestions: [] } };
+      this.state = { ...this.state, match: { ...this.state.match, status: this.appliedMatchStatus(), rule, suggestions: [] } };
     }
     this.movements.push({ customerId, type: 'refund', date: at.today, debit: amount, credit: 0, refundId: refund.id });
     this.record(PaymentEvents.refunded(this, before, at.now, presentRefund(refund)));
@@ -305,7 +316,7 @@ export class Payment extends AggregateRoot {
   /** Automatic matching found several equally good answers: a person has to pick one. */
   needsReview(rule: MatchRule | ReviewRule, suggestions: MatchSuggestion[], at: Date): void {
     const before = this.snapshot();
-    this.state = { ...this.state, match: { status: 'needs_review', rule, suggestions }, updatedAt: at };
+    this.state = { ...this.state, match: { ...this.state.match, status: 'needs_review', rule, suggestions }, updatedAt: at };
     this.record(PaymentEvents.needsReview(this, before, at));
   }
 

@@ -21,6 +21,37 @@ export interface PaymentMatch {
    */
   rule: MatchRule | ReviewRule | 'manual' | null;
   suggestions: MatchSuggestion[];
+  /**
+   * Short pays automatic matching settled within the tenant's tolerance (§13): the write-offs it
+   * made, one per invoice. Facts: kept when applications are later reversed or made by hand.
+   */
+  writeOffs: MatchWriteOff[];
+}
+
+/** A write-off made by automatic matching to settle a short pay (§13, reason `short_pay`). */
+export interface MatchWriteOff {
+  /** the invoice write-off's id (`wo_…`) */
+  id: string;
+  invoiceId: string;
+  invoiceNumber: string;
+  amount: number;
+  reason: 'short_pay';
+}
+
+export interface MatchWriteOffJson {
+  id: string;
+  invoice_id: string;
+  invoice_number: string;
+  amount: number;
+  reason: 'short_pay';
+}
+
+export interface PaymentMatchJson {
+  status: MatchStatus;
+  rule: PaymentMatch['rule'];
+  suggestions: MatchSuggestion[];
+  customer_source: CustomerSource | null;
+  write_offs: MatchWriteOffJson[];
 }
 
 export interface PayerJson {
@@ -88,7 +119,7 @@ export interface PaymentJson {
   amount_unapplied: number;
   applications: PaymentApplicationJson[];
   refunds: RefundJson[];
-  match: PaymentMatch & { customer_source: CustomerSource | null };
+  match: PaymentMatchJson;
   auto_match: AutoMatchMode;
   metadata: Record<string, unknown>;
   created_at: string;
@@ -136,7 +167,13 @@ export function presentPayment(s: PaymentSnapshot): PaymentJson {
       applied_at: a.appliedAt.toISOString(),
     })),
     refunds: s.refunds.map(presentRefund),
-    match: { status: s.match.status, rule: s.match.rule, suggestions: s.match.suggestions, customer_source: s.customerSource },
+    match: {
+      status: s.match.status,
+      rule: s.match.rule,
+      suggestions: s.match.suggestions,
+      customer_source: s.customerSource,
+      write_offs: s.match.writeOffs.map((w) => ({ id: w.id, invoice_id: w.invoiceId, invoice_number: w.invoiceNumber, amount: w.amount, reason: w.reason })),
+    },
     auto_match: s.autoMatch,
     metadata: s.metadata,
     created_at: s.createdAt.toISOString(),

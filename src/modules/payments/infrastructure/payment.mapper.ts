@@ -24,6 +24,8 @@ export interface PaymentRow {
   match_status: PaymentSnapshot['match']['status'];
   match_rule: PaymentSnapshot['match']['rule'];
   match_suggestions: PaymentSnapshot['match']['suggestions'];
+  /** [{id, invoice_id, invoice_number, amount}] (migration 1764500000000) */
+  match_write_offs: { id: string; invoice_id: string; invoice_number: string; amount: number }[] | null;
   metadata: Record<string, unknown>;
   version: number;
   created_at: Date;
@@ -45,7 +47,7 @@ export interface ApplicationRow {
 
 /** Columns of `payments` as PaymentRow expects them (payment_date as text: no time-zone shifts). */
 export const PAYMENT_COLUMNS = `p.tenant_id, p.id, p.customer_id, p.amount, p.currency, to_char(p.payment_date, 'YYYY-MM-DD') AS payment_date,
-  p.method, p.reference, p.remittance, p.payer_name, p.payer_account, p.payer_bank_id, p.bank_entry_id, p.customer_source, p.auto_match, p.match_status, p.match_rule, p.match_suggestions, p.metadata,
+  p.method, p.reference, p.remittance, p.payer_name, p.payer_account, p.payer_bank_id, p.bank_entry_id, p.customer_source, p.auto_match, p.match_status, p.match_rule, p.match_suggestions, p.match_write_offs, p.metadata,
   p.version, p.created_at, p.updated_at`;
 
 /**
@@ -103,13 +105,22 @@ export const PaymentMapper = {
       customerSource: row.customer_source ?? (row.customer_id === null ? null : row.match_rule === 'manual' ? 'manual' : 'request'),
       autoMatch: row.auto_match,
       metadata: row.metadata,
-      match: { status: row.match_status, rule: row.match_rule, suggestions: row.match_suggestions },
+      match: {
+        status: row.match_status,
+        rule: row.match_rule,
+        suggestions: row.match_suggestions,
+        writeOffs: (row.match_write_offs ?? []).map((w) => ({ id: w.id, invoiceId: w.invoice_id, invoiceNumber: w.invoice_number, amount: w.amount, reason: 'short_pay' })),
+      },
       applications: applications.map(PaymentMapper.toApplication),
       refunds,
       version: row.version,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
+  },
+
+  writeOffsToJson(writeOffs: PaymentSnapshot['match']['writeOffs']): string {
+    return JSON.stringify(writeOffs.map((w) => ({ id: w.id, invoice_id: w.invoiceId, invoice_number: w.invoiceNumber, amount: w.amount })));
   },
 
   remittanceToJson(lines: readonly RemittanceLine[]): string {

@@ -72,12 +72,20 @@ export class SqlMatchCandidateSource extends MatchCandidates {
         return rows.map(toCandidate);
       },
 
-      pool: async ({ customerId, currency, amount, oldestFirst }) => {
+      pool: async ({ customerId, currency, amount, oldestFirst, nearWithin = 0 }) => {
+        // Near ones (short-pay tolerance) only when it is on: their own part, so they never crowd out exact ones.
+        const near =
+          nearWithin > 0
+            ? `UNION
+           (SELECT ${COLUMNS} FROM invoices WHERE ${OPEN_FOR_CUSTOMER} AND amount_due > $4 AND amount_due <= $4 + $5::bigint
+             ORDER BY due_date, id LIMIT ${MAX_SUGGESTIONS + 1})`
+            : '';
         const rows = await this.uow.query<CandidateRow>(
           `(SELECT ${COLUMNS} FROM invoices WHERE ${OPEN_FOR_CUSTOMER} ORDER BY due_date, id LIMIT ${COMBINATION_POOL_SIZE})
            UNION
-           (SELECT ${COLUMNS} FROM invoices WHERE ${OPEN_FOR_CUSTOMER} AND amount_due = $4 ORDER BY due_date, id LIMIT ${MAX_SUGGESTIONS + 1})`,
-          [tenantId, customerId, currency, amount],
+           (SELECT ${COLUMNS} FROM invoices WHERE ${OPEN_FOR_CUSTOMER} AND amount_due = $4 ORDER BY due_date, id LIMIT ${MAX_SUGGESTIONS + 1})
+           ${near}`,
+          nearWithin > 0 ? [tenantId, customerId, currency, amount, nearWithin] : [tenantId, customerId, currency, amount],
         );
         const pool = rows.map(toCandidate);
         if (oldestFirst) pool.push(...(await this.oldestRun(tenantId, customerId, currency, amount, pool)));

@@ -84,9 +84,11 @@ export class TypeormPaymentRepository extends PaymentRepository {
     const params: unknown[] = [
       s.tenantId, s.id, s.customerId, payment.amountApplied.amount, payment.status, s.match.status, s.match.rule,
       JSON.stringify(s.match.suggestions), s.updatedAt, payment.version, s.customerSource, payment.amountRefunded.amount,
+      PaymentMapper.writeOffsToJson(s.match.writeOffs),
     ];
     const update = `UPDATE payments SET customer_id = $3, amount_applied = $4, status = $5, match_status = $6, match_rule = $7,
-                           match_suggestions = $8::jsonb, updated_at = $9, customer_source = $11, amount_refunded = $12, version = version + 1
+                           match_suggestions = $8::jsonb, updated_at = $9, customer_source = $11, amount_refunded = $12,
+                           match_write_offs = $13::jsonb, version = version + 1
         WHERE tenant_id = $1 AND id = $2 AND version = $10
         RETURNING version`;
     const added = payment.applicationChanges.added;

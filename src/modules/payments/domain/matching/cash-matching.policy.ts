@@ -42,6 +42,18 @@ export interface PaymentToMatch {
   payer?: { name: string | null; account: string | null } | null;
   /** the tenant's `payer_name_matching` setting (§13) */
   payerNameMatching?: boolean;
+  /**
+   * The tenant's short-pay tolerance (§13): how far short of `amountDue` a payment may be and
+   * still settle it. Absent or 0: no short pay is settled.
+   */
+  shortPayTolerance?: ShortPayTolerance;
+}
+
+/** §13: `min(amount, floor(percent × amountDue / 100))`, 0 when disabled; `max` bounds it for any amount due. */
+export interface ShortPayTolerance {
+  of(amountDue: number): number;
+  /** the tolerance's amount cap (0 when disabled): no shortfall beyond it is ever settled */
+  readonly max: number;
 }
 
 export interface Allocation {
@@ -64,6 +76,11 @@ export type MatchDecision =
       allocations: Allocation[];
       /** the invoices as they were when decided: the caller re-checks them once locked */
       basis: MatchCandidate[];
+      /**
+       * Short pay settled within the tenant's tolerance (§13): what to write off per invoice
+       * (reason `short_pay`) once the allocations are applied. Empty otherwise.
+       */
+      writeOffs: Allocation[];
       identified?: Identification;
     }
   | { outcome: 'review'; rule: MatchRule | ReviewRule; suggestions: MatchSuggestion[]; identified?: Identification }
@@ -120,11 +137,12 @@ export class CashMatchingPolicy {
         currency: payment.currency,
         amount: payment.amount,
         oldestFirst: payment.autoMatch === 'oldest_first',
+        nearWithin: payment.shortPayTolerance?.max ?? 0,
       })
     )
       .filter((c) => this.fits(payment, c) && isOpen(c) && !c.disputed)
       .sort(byDueDate);
-    const unique = this.exactAmount(payment, pool) ?? this.combination(payment, pool);
+    const unique = this.exactAmount(payment, pool) ?? this.nearAmount(payment, pool) ?? this.combination(payment, pool);
     if (payment.autoMatch !== 'oldest_first') return unique ?? { outcome: 'unmatched' };
     // The payer asked for oldest first: it applies when rules 3-4 found no unique answer,
     // ambiguous ones included (contract §8) — the payer, not the matcher, chose the order.
@@ -239,6 +257,41 @@ export class CashMatchingPolicy {
     return this.applyWhole(payment, 'exact_amount', exact);
   }
 
+  /**
+   * Rule 3 with the short-pay tolerance (§13), only when no invoice's amount due equals the
+   * payment: the one open invoice whose amount due exceeds the payment by at most the
+   * tolerance; the difference is written off. Several such invoices: a person chooses.
+   */
+  nearAmount(payment: PaymentToMatch, pool: MatchCandidate[]): MatchDecision | null {
+    const tolerance = payment.shortPayTolerance;
+    if (!tolerance || tolerance.max <= 0) return null;
+    const near = pool.filter((c) => c.amountDue > payment.amount && c.amountDue - payment.amount <= tolerance.of(c.amountDue));
+    if (near.length === 0) return null;
+    const amount = money(payment.amount, payment.currency);
+    if (near.length > 1) {
+      const suggestions = near
+        .slice(0, MAX_SUGGESTIONS)
+        .map((c) =>
+          suggestion(
+            [c],
+            'exact_amount',
+            near.length,
+            `${due(c)}: one of ${near.length} open invoices of the customer whose amount due exceeds ${amount} by no more than the short-pay tolerance.`,
+          ),
+        );
+      return { outcome: 'review', rule: 'exact_amount', suggestions };
+    }
+    const [invoice] = near;
+    return {
+      outcome: 'apply',
+      rule: 'exact_amount',
+      customerId: payment.customerId ?? invoice.customerId,
+      allocations: [{ invoiceId: invoice.id, amount: payment.amount }],
+      basis: [invoice],
+      writeOffs: [{ invoiceId: invoice.id, amount: invoice.amountDue - payment.amount }],
+    };
+  }
+
   /** Rule 4: the one smallest set (2–5 invoices among the 50 oldest) whose amounts due sum to the payment. */
   combination(payment: PaymentToMatch, pool: MatchCandidate[]): MatchDecision | null {
     const oldest = pool.slice(0, COMBINATION_POOL_SIZE);
@@ -280,6 +333,7 @@ export class CashMatchingPolicy {
       customerId: payment.customerId ?? invoices[0].customerId,
       allocations: invoices.map((c) => ({ invoiceId: c.id, amount: c.amountDue })),
       basis: invoices,
+      writeOffs: [],
     };
   }
 
@@ -320,7 +374,32 @@ export class CashMatchingPolicy {
       customerId: customers[0],
       allocations: [...amounts].map(([invoiceId, amount]) => ({ invoiceId, amount })),
       basis,
+      writeOffs: rule === 'oldest_first' ? [] : this.shortPay(payment, listed, owed, left),
     };
+  }
+
+  /**
+   * Rules 1–2 with the short-pay tolerance (§13): the payment is used up, every invoice it names
+   * took part of it, and what they still owe together is within the tolerance of what they owed
+   * together: that rest is written off, invoice by invoice. Otherwise nothing is (a larger
+   * shortfall stays due; an over-payment stays the customer's credit).
+   */
+  private shortPay(
+    payment: PaymentToMatch,
+    listed: { invoice: MatchCandidate; amount: number | null }[],
+    owedAfter: Map<string, number>,
+    left: number,
+  ): Allocation[] {
+    const tolerance = payment.shortPayTolerance;
+    if (!tolerance || tolerance.max <= 0 || left !== 0) return [];
+    const invoices = [...new Map(listed.map((l) => [l.invoice.id, l.invoice])).values()];
+    const short = invoices.map((c) => ({ invoiceId: c.id, amount: owedAfter.get(c.id)! })).filter((w) => w.amount > 0);
+    const shortfall = short.reduce((sum, w) => sum + w.amount, 0);
+    if (shortfall === 0) return [];
+    // An invoice named but given nothing was not paid short: it was not paid.
+    if (invoices.some((c) => owedAfter.get(c.id) === c.amountDue)) return [];
+    const owed = invoices.reduce((sum, c) => sum + c.amountDue, 0);
+    return shortfall <= tolerance.of(owed) ? short : [];
   }
 }
 

@@ -43,9 +43,10 @@ export interface MatchCandidateSource {
    * The customer's open, undisputed invoices in the currency, as far as rules 3–5 can need
    * them: every one whose amount due equals `amount` (up to 10 are enough to show ambiguity),
    * the COMBINATION_POOL_SIZE oldest, and when `oldestFirst` the oldest up to the point where
-   * their amounts due reach `amount`. Over that subset the rules decide exactly as over all.
+   * their amounts due reach `amount`, and (short-pay tolerance, §13) up to 10 whose amount due
+   * exceeds `amount` by at most `nearWithin`. Over that subset the rules decide exactly as over all.
    */
-  pool(query: { customerId: string; currency: string; amount: number; oldestFirst: boolean }): Promise<MatchCandidate[]>;
+  pool(query: { customerId: string; currency: string; amount: number; oldestFirst: boolean; nearWithin?: number }): Promise<MatchCandidate[]>;
   /**
    * The customers (in the currency) whose payer account (`account`) or normalised name or alias
    * (`name`) equals `key`: up to MAX_SUGGESTIONS + 1, enough to tell one from several.
