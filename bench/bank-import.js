@@ -1,0 +1,224 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * A bank file at bank-file size (issue #15): `npm run build && node bench/bank-import.js
+ * [--invoices 1000000] [--entries 100000] [--group 0]`.
+ *
+ * Starts an embedded PostgreSQL of its own (a temp dir), seeds it with `npm run seed`'s generator
+ * (`--invoices`, one customer per 100 invoices: the bench data set), starts the compiled service
+ * (dist/main.js, NODE_ENV=production) as a child process, and writes a camt.053 of `--entries`
+ * credit entries against the seeded tenant's open invoices, each naming a different invoice:
+ * 60 % with structured remittance (`Strd/RfrdDocInf/Nb` and the amount due as `RmtdAmt`), 25 % with
+ * the invoice number in free text (`Ustrd`), 15 % unidentifiable (a payer nobody knows, no number).
+ * It posts the file (streamed from disk) to POST /api/v1/bank-statements?format=camt.053, polls the
+ * import until it completes, and prints one JSON object: time to the 202 (the file read and staged),
+ * time to completed, entries/s, the import's counts, the service's peak RSS (VmRSS sampled every
+ * 50 ms, and VmHWM) and the CPU seconds of the service and of PostgreSQL during the import.
+ * `--group N` sets BANK_IMPORT_GROUP_SIZE (0: the service's default). A measurement, not a test.
+ */
+const { execFileSync } = require('node:child_process');
+const { createReadStream, createWriteStream, statSync } = require('node:fs');
+const { join } = require('node:path');
+const { Client } = require('pg');
+const { numberOptions } = require('./lib/args');
+const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds, postgresCpuSeconds } = require('./lib/processes');
+const { DIST, scratchDatabase } = require('./lib/scratch');
+
+const log = (msg) => process.stderr.write(`${msg}\n`);
+const xml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const decimal = (minor, digits) => (digits === 0 ? String(minor) : `${Math.floor(minor / 100)}.${String(minor % 100).padStart(2, '0')}`);
+const ZERO_DECIMAL = new Set(['jpy', 'krw', 'clp', 'vnd', 'isk', 'huf']);
+
+/** Writes the camt.053 entry by entry (never whole in memory); resolves with the mix written. */
+function writeCamt(path, invoices, entries) {
+  return new Promise((resolve, reject) => {
+    const out = createWriteStream(path);
+    out.on('error', reject);
+    const mix = { structured: 0, free_text: 0, unidentifiable: 0 };
+    // The identifiable entries (85 %) each pay an open invoice; when there are fewer open invoices
+    // than that, each invoice is paid in equal shares by several entries (every share is applied).
+    const identifiable = Array.from({ length: entries }, (_, n) => n % 20 < 17).filter(Boolean).length;
+    const uses = Math.ceil(identifiable / invoices.length);
+    const shares = (function* () {
+      for (let round = 0; round < uses; round++) {
+        for (const inv of invoices) {
+          const share = Math.floor(inv.amount_due / uses);
+          yield { inv, amount: round === uses - 1 ? inv.amount_due - share * (uses - 1) : share };
+        }
+      }
+    })();
+    mix.invoices_paid_in_shares_of = uses;
+    out.write(`<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">
+<BkToCstmrStmt>
+<GrpHdr><MsgId>BENCH-${entries}</MsgId><CreDtTm>2026-11-06T05:30:00</CreDtTm></GrpHdr>
+<Stmt>
+<Id>BENCH-${entries}-1</Id><CreDtTm>2026-11-06T05:30:00</CreDtTm>
+<Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>
+`);
+    let i = 0;
+    const next = () => {
+      let ok = true;
+      while (i < entries && ok) {
+        const n = i++;
+        const kind = n % 20 < 12 ? 'structured' : n % 20 < 17 ? 'free_text' : 'unidentifiable';
+        mix[kind]++;
+        const { inv, amount: part } = kind === 'unidentifiable' ? { inv: invoices[n % invoices.length], amount: 0 } : shares.next().value;
+        const ccy = inv.currency.toUpperCase();
+        const digits = ZERO_DECIMAL.has(inv.currency) ? 0 : 2;
+        const amount = kind === 'unidentifiable' ? 1_000 + ((n * 7919) % 500_000) : part;
+        const payer =
+          kind === 'unidentifiable'
+            ? `<Dbtr><Nm>Private payer ${n}</Nm></Dbtr><DbtrAcct><Id><IBAN>NL${String(10 + (n % 89))}BANK${String(n).padStart(10, '0')}</IBAN></Id></DbtrAcct>`
+            : `<Dbtr><Nm>${xml(inv.customer_name)}</Nm></Dbtr>`;
+        const rmt =
+          kind === 'structured'
+            ? `<Strd><RfrdDocInf><Tp><CdOrPrtry><Cd>CINV</Cd></CdOrPrtry></Tp><Nb>${xml(inv.number)}</Nb></RfrdDocInf><RfrdDocAmt><RmtdAmt Ccy="${ccy}">${decimal(amount, digits)}</RmtdAmt></RfrdDocAmt></Strd>`
+            : kind === 'free_text'
+              ? `<Ustrd>Payment of invoice ${xml(inv.number)} thank you</Ustrd>`
+              : `<Ustrd>Transfer ${n}</Ustrd>`;
+        ok = out.write(
+          `<Ntry><Amt Ccy="${ccy}">${decimal(amount, digits)}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2026-11-05</Dt></BookgDt><AcctSvcrRef>BENCH-${String(n).padStart(7, '0')}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties>${payer}</RltdPties><RmtInf>${rmt}</RmtInf></TxDtls></NtryDtls></Ntry>\n`,
+        );
+      }
+      if (i < entries) return out.once('drain', next);
+      out.end(`</Stmt>\n</BkToCstmrStmt>\n</Document>\n`, () => resolve(mix));
+    };
+    next();
+  });
+}
+
+async function main() {
+  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0 });
+  const cleanups = [];
+  try {
+    const { db, dataDir } = await scratchDatabase('bank-import-bench-', cleanups);
+    const seedStarted = Date.now();
+    log(`seeding ${opts.invoices} invoices…`);
+    const summary = JSON.parse(
+      execFileSync(process.execPath, [join(DIST, 'cli/seed.js'), '--invoices', String(opts.invoices), '--customers', String(Math.max(1, Math.round(opts.invoices / 100))), '--json'], {
+        env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        maxBuffer: 64 * 1024 * 1024,
+      }).toString(),
+    );
+    const seedSeconds = (Date.now() - seedStarted) / 1000;
+    const tenant = summary.tenants[0];
+
+    const pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    cleanups.push(() => pg.end());
+    await pg.query('ANALYZE');
+    // Distinct open invoices (not disputed), spread over the customers: each entry pays a different one.
+    const { rows: invoices } = await pg.query(
+      `SELECT i.number, i.amount_due::int AS amount_due, i.currency, c.name AS customer_name
+         FROM invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id
+        WHERE i.tenant_id = $1 AND i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.dispute_status IS DISTINCT FROM 'open'
+          AND i.amount_due >= 100
+        ORDER BY md5(i.id) LIMIT $2`,
+      [tenant.tenant_id, opts.entries],
+    );
+    if (invoices.length === 0) throw new Error('no open invoices: seed more (--invoices)');
+    const file = join(dataDir, 'bench.camt053.xml');
+    const mix = await writeCamt(file, invoices, opts.entries);
+    log(`${invoices.length} open invoices for ${opts.entries} entries (each paid in ${mix.invoices_paid_in_shares_of} share(s))`);
+    const fileBytes = statSync(file).size;
+    log(`wrote ${opts.entries} entries, ${(fileBytes / 1e6).toFixed(1)} MB`);
+
+    const port = await freePort();
+    const logFile = join(dataDir, 'service.log');
+    const env = {
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      JWT_SECRET: 'bank-import-bench-secret-0123456789abcdef',
+      MALLOC_ARENA_MAX: '2',
+      BANK_IMPORT_POLL_MS: '100',
+      ...(opts.group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(opts.group) } : {}),
+    };
+    const child = spawnNode([join(DIST, 'main.js')], env, logFile);
+    cleanups.push(() => stopChild(child));
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, logFile);
+    const tokenRes = await fetch(`${base}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.client_id, client_secret: tenant.client_secret }),
+    });
+    const token = (await tokenRes.json()).access_token;
+
+    let peakRss = readProcStatus(child.pid).rss;
+    const idleRss = peakRss;
+    const sampler = setInterval(() => {
+      const { rss } = readProcStatus(child.pid);
+      if (rss > peakRss) peakRss = rss;
+    }, 50);
+    const cpu0 = { service: cpuSeconds(child.pid), pg: postgresCpuSeconds() };
+    const t0 = Date.now();
+    const posted = await fetch(`${base}/bank-statements?format=camt.053`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/xml' },
+      body: createReadStream(file),
+      duplex: 'half',
+    });
+    const accepted = await posted.json();
+    if (posted.status !== 202) throw new Error(`POST: ${posted.status} ${JSON.stringify(accepted)}`);
+    const stagedMs = Date.now() - t0;
+    log(`202 after ${stagedMs} ms: ${accepted.entries_total} entries staged`);
+    let done;
+    for (;;) {
+      const res = await fetch(`${base}/bank-statements/${accepted.id}`, { headers: { authorization: `Bearer ${token}` } });
+      done = await res.json();
+      if (done.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const totalMs = Date.now() - t0;
+    clearInterval(sampler);
+    const hwm = readProcStatus(child.pid).hwm;
+    const cpu1 = { service: cpuSeconds(child.pid), pg: postgresCpuSeconds() };
+    const processingMs = totalMs - stagedMs;
+    const mb = (b) => (b === null ? null : Math.round((b / 1048576) * 10) / 10);
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          invoices: opts.invoices,
+          seed_seconds: seedSeconds,
+          entries: opts.entries,
+          mix,
+          file_mb: Math.round((fileBytes / 1e6) * 10) / 10,
+          group_size: opts.group || 'default',
+          seconds_to_202: stagedMs / 1000,
+          seconds_to_completed: totalMs / 1000,
+          entries_per_second_overall: Math.round(opts.entries / (totalMs / 1000)),
+          entries_per_second_after_202: Math.round(opts.entries / (processingMs / 1000)),
+          counts: {
+            payments_created: done.payments_created,
+            payments_existing: done.payments_existing,
+            entries_skipped: done.entries_skipped,
+            errors: done.errors.length,
+            matched: done.matched,
+            needs_review: done.needs_review,
+            unmatched: done.unmatched,
+          },
+          service_rss_mb: { idle: mb(idleRss), peak_sampled: mb(peakRss), vm_hwm: mb(hwm) },
+          cpu_seconds: { service: cpu1.service - cpu0.service, postgres: Math.round((cpu1.pg - cpu0.pg) * 100) / 100 },
+          cpu_ms_per_entry: {
+            service: Math.round(((cpu1.service - cpu0.service) * 1000 * 100) / opts.entries) / 100,
+            postgres: Math.round(((cpu1.pg - cpu0.pg) * 1000 * 100) / opts.entries) / 100,
+          },
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
