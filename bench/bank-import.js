@@ -105,6 +105,7 @@ async function main() {
     const seedSeconds = (Date.now() - seedStarted) / 1000;
     const tenant = summary.tenants[0];
 
+    const { openInvoiceSql } = require(join(DIST, 'shared/infrastructure/query/receivable.sql.js'));
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
     cleanups.push(() => pg.end());
@@ -113,7 +114,7 @@ async function main() {
     const { rows: invoices } = await pg.query(
       `SELECT i.number, i.amount_due::int AS amount_due, i.currency, c.name AS customer_name
          FROM invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id
-        WHERE i.tenant_id = $1 AND i.status IN ('open', 'partially_paid') AND i.amount_due > 0 AND i.dispute_status IS DISTINCT FROM 'open'
+        WHERE i.tenant_id = $1 AND ${openInvoiceSql('i.')} AND i.dispute_status IS DISTINCT FROM 'open'
           AND i.amount_due >= 100
         ORDER BY md5(i.id) LIMIT $2`,
       [tenant.tenant_id, opts.entries],
