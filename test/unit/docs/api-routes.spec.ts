@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { STATUS_BY_CODE } from '../../../src/shared/http/problem';
 
 /**
  * docs/api.md is the project's API guide. It stays current: every route the application registers
@@ -143,5 +144,16 @@ describe('the route reader itself', () => {
   it('sees every controller file', () => {
     const controllers = filesUnder(SRC, '.controller.ts').map((f) => relative(SRC, f).split(sep).join('/'));
     expect(controllers.length).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe('docs/api.md lists every problem code', () => {
+  it('has a row `code` | status for each code the service answers', () => {
+    const guide = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const rows = new Map([...guide.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]));
+    const wrong = Object.entries(STATUS_BY_CODE)
+      .filter(([code, status]) => rows.get(code) !== status)
+      .map(([code, status]) => `${code} ${status} (guide: ${rows.get(code) ?? 'missing'})`);
+    expect(wrong).toEqual([]);
   });
 });
