@@ -135,6 +135,18 @@ describe('documentation links', () => {
     expect(found).toEqual([]);
   });
 
+  it('no document cites numbered sections (§N) of a specification outside the repository; RFC sections are fine', () => {
+    const found: string[] = [];
+    for (const file of DOCS) {
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (/§\s*\d/.test(line.replace(/\bRFC \d+ §[\d.]+/g, ''))) found.push(`${rel(file)}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+  });
+
   it('ADR numbers are unique, and each title carries its file number', () => {
     const adrs = readdirSync(join(ROOT, 'docs/adr')).filter((name) => name.endsWith('.md'));
     const byNumber = new Map<number, string[]>();
