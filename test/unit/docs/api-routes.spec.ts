@@ -157,3 +157,60 @@ describe('docs/api.md lists every problem code', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+/** After `open` (an index of '('), the index just past its matching ')'. */
+function skipBalanced(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"' || c === '`') {
+      const end = text.indexOf(c, i + 1);
+      i = end < 0 ? text.length : end;
+      continue;
+    }
+    if (c === '(') depth++;
+    if (c === ')' && --depth === 0) return i + 1;
+  }
+  return text.length;
+}
+
+/** Names of the properties documented with @ApiProperty / @ApiPropertyOptional in a source text. */
+export function documentedFields(source: string): string[] {
+  const names: string[] = [];
+  for (const m of source.matchAll(/@ApiProperty(?:Optional)?\(/g)) {
+    let i = skipBalanced(source, m.index + m[0].length - 1);
+    // Further decorators on the same property: @IsOptional() @IsString() …
+    for (;;) {
+      const rest = /^\s*@\w+(?=\()/.exec(source.slice(i));
+      if (!rest) break;
+      i = skipBalanced(source, i + rest[0].length);
+    }
+    const name = /^\s*(?:readonly\s+)?([a-z_][a-z0-9_]*)\??\s*:/.exec(source.slice(i));
+    if (name) names.push(name[1]);
+  }
+  return names;
+}
+
+describe('docs/api.md names every field', () => {
+  it('mentions each request and response field the OpenAPI document describes', () => {
+    const guide = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const files = filesUnder(SRC, '.ts').filter((f) => /\.(request|response|dto|controller)\.ts$/.test(f));
+    const fields = new Set(files.flatMap((f) => documentedFields(readFileSync(f, 'utf8'))));
+    expect(fields.size).toBeGreaterThan(150);
+    const missing = [...fields].filter((name) => !new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`).test(guide)).sort();
+    expect(missing).toEqual([]);
+  });
+
+  it('reads single- and multi-line property declarations', () => {
+    const source = [
+      "  @ApiProperty({ example: 'x' }) id: string;",
+      '  @ApiPropertyOptional({ description: "a (b)" }) @IsOptional() @IsString() memo?: string | null;',
+      '  @ApiProperty({',
+      "    type: [Object],",
+      "    description: 'Short pays (§13)',",
+      '  })',
+      '  write_offs: unknown[];',
+    ].join('\n');
+    expect(documentedFields(source)).toEqual(['id', 'memo', 'write_offs']);
+  });
+});
