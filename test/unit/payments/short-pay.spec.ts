@@ -94,6 +94,24 @@ describe('short-pay tolerance: the policy', () => {
     });
   });
 
+  it('says so in the suggestion when a payer fits several customers and one of them has a near invoice', async () => {
+    const a = aCandidate({ amountDue: 10_000, customerId: 'cus_a' });
+    const b = aCandidate({ amountDue: 77_777, customerId: 'cus_b' });
+    const customers = [
+      { id: 'cus_a', name: 'Globex GmbH', currency: 'usd', accounts: ['DE89370400440532013000'], names: [] },
+      { id: 'cus_b', name: 'Globex Ltd', currency: 'usd', accounts: ['DE89370400440532013000'], names: [] },
+    ];
+    const d = await policy.decide(
+      { ...aPayment({ amount: 9_950, customerId: null, payer: { name: null, account: 'DE89370400440532013000' } }), shortPayTolerance: tolerance },
+      new InMemoryCandidates([a, b], customers),
+    );
+    expect(d.outcome).toBe('review');
+    if (d.outcome !== 'review') return;
+    const forA = d.suggestions.find((s) => s.customer_id === 'cus_a')!;
+    expect(forA.invoice_ids).toEqual([a.id]);
+    expect(forA.reason).toContain(`${a.number} is due for 100.00 USD, within the short-pay tolerance of the 99.50 USD paid.`);
+  });
+
   describe('rules 1–2 (remittance, reference): the invoices named, paid short by at most the tolerance of what they owe together', () => {
     it('writes off the rest of an invoice named in the reference', async () => {
       const a = aCandidate({ amountDue: 10_000 });

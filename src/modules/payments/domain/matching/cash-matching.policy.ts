@@ -190,10 +190,14 @@ export class CashMatchingPolicy {
   ): Promise<MatchSuggestion[]> {
     const shown = customers.slice(0, MAX_SUGGESTIONS);
     const names = shown.map((c) => c.name).join(', ');
-    const fits: { customer: PayerCandidate; invoices: MatchCandidate[]; rule: MatchRule | null }[] = [];
+    const fits: { customer: PayerCandidate; invoices: MatchCandidate[]; rule: MatchRule | null; short?: number }[] = [];
     for (const customer of shown) {
       const decision = await this.poolRules({ ...payment, customerId: customer.id, autoMatch: 'strict' }, source);
-      fits.push(decision.outcome === 'apply' ? { customer, invoices: decision.basis, rule: decision.rule } : { customer, invoices: [], rule: null });
+      fits.push(
+        decision.outcome === 'apply'
+          ? { customer, invoices: decision.basis, rule: decision.rule, short: decision.writeOffs.reduce((sum, w) => sum + w.amount, 0) }
+          : { customer, invoices: [], rule: null },
+      );
     }
     const weight = (f: (typeof fits)[number]) => (f.invoices.length > 0 ? 2 : 1);
     const total = fits.reduce((sum, f) => sum + weight(f), 0);
@@ -205,7 +209,9 @@ export class CashMatchingPolicy {
       confidence: share(weight(f), total),
       reason:
         f.invoices.length > 0
-          ? `${several}; ${f.customer.name}'s ${numbers(f.invoices)} ${f.invoices.length > 1 ? 'add up to' : 'is due for exactly'} ${money(payment.amount, payment.currency)}.`
+          ? f.short
+            ? `${several}; ${f.customer.name}'s ${numbers(f.invoices)} ${f.invoices.length > 1 ? 'are' : 'is'} due for ${money(payment.amount + f.short, payment.currency)}, within the short-pay tolerance of the ${money(payment.amount, payment.currency)} paid.`
+            : `${several}; ${f.customer.name}'s ${numbers(f.invoices)} ${f.invoices.length > 1 ? 'add up to' : 'is due for exactly'} ${money(payment.amount, payment.currency)}.`
           : `${several}; none of ${f.customer.name}'s open invoices fits ${money(payment.amount, payment.currency)} on its own.`,
     }));
   }
