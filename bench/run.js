@@ -99,6 +99,8 @@ async function main() {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
+    // Production mode needs a real key (32+ random bytes); a fresh one per run.
+    JWT_SECRET: require('node:crypto').randomBytes(48).toString('base64url'),
     RATE_LIMIT_REQUESTS: '1000000000',
     // The token scenario measures the endpoint's cost, not its per-client issue limit.
     TOKEN_ISSUE_LIMIT: '1000000000',

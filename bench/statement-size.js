@@ -44,7 +44,7 @@ async function main() {
 
     const port = await freePort();
     const logFile = join(dataDir, 'service.log');
-    const child = spawnNode([join(DIST, 'main.js')], { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', JWT_SECRET: 'statement-bench-secret-0123456789abcdef', MALLOC_ARENA_MAX: '2' }, logFile);
+    const child = spawnNode([join(DIST, 'main.js')], { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', JWT_SECRET: require('node:crypto').randomBytes(48).toString('base64url'), MALLOC_ARENA_MAX: '2' }, logFile);
     cleanups.push(() => stopChild(child));
     const base = `http://127.0.0.1:${port}/api/v1`;
     await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, logFile);

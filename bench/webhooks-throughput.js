@@ -105,7 +105,7 @@ async function main() {
       const logFile = join(dataDir, `service-${i}.log`);
       const child = spawnNode(
         [join(DIST, 'main.js')],
-        { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...relayEnv() },
+        { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn', NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), ...relayEnv() },
         logFile,
       );
       children.push(child);

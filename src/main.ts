@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createApp } from './app.factory';
 import { openDatabase } from './bootstrap';
 import { loadConfig } from './config/config';
+import { checkProductionEnv, isProduction, StartupConfigError } from './config/production';
 import { CreateTenantCommand, CreatedClient } from './modules/auth';
 import { TransactionalCommandBus } from './shared/infrastructure/database/transactional-command-bus';
 
@@ -11,6 +12,8 @@ const log = (msg: string) => process.stdout.write(`${msg}\n`);
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // Before anything starts: production mode refuses to run without DATABASE_URL and a real JWT_SECRET.
+  checkProductionEnv(process.env);
   const config = loadConfig();
   const db = await openDatabase(config, log);
   const app = await createApp({ config, databaseUrl: db.url });
@@ -39,7 +42,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  const demo = db.embedded ? await demoCredentials(app.get(TransactionalCommandBus), config.dataDir) : null;
+  const demo = db.embedded && !isProduction() ? await demoCredentials(app.get(TransactionalCommandBus), config.dataDir) : null;
   const base = `http://localhost:${config.port}`;
   log('');
   log(`Receivables API listening on ${base}/api/v1  (started in ${Date.now() - started} ms)`);
@@ -66,6 +69,11 @@ async function demoCredentials(bus: TransactionalCommandBus, dataDir: string): P
 }
 
 main().catch((error) => {
+  if (error instanceof StartupConfigError) {
+    // A configuration the operator must change: the one sentence saying what, no stack.
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

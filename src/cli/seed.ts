@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { Client } from 'pg';
 import { openDatabase } from '../bootstrap';
 import { loadConfig } from '../config/config';
+import { isProduction } from '../config/production';
 import { CreatedClient, CreateTenantCommand } from '../modules/auth';
 import { TransactionalCommandBus } from '../shared/infrastructure/database/transactional-command-bus';
 import { CliModule } from './cli.module';
@@ -34,6 +35,10 @@ async function main(argv: string[]): Promise<number> {
   if (opts.help) {
     process.stdout.write(`${SEED_USAGE}\n`);
     return 0;
+  }
+  if (isProduction()) {
+    progress('error: the seed creates demo tenants with printed credentials and is refused under NODE_ENV=production; unset NODE_ENV to seed a development database.');
+    return 1;
   }
   const started = Date.now();
   const config = loadConfig();

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readJwtSecret } from './production';
 
 /** Typed configuration, read once from the environment. */
 export interface AppConfig {
@@ -64,7 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: resolve(env.DATA_DIR ?? './.data'),
     embeddedPgPort: int('EMBEDDED_PG_PORT', 0, env) || undefined,
     dbPoolSize: int('DB_POOL_SIZE', 10, env),
-    jwtSecret: env.JWT_SECRET || undefined,
+    jwtSecret: readJwtSecret(env),
     jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, env),
     clientCacheTtlMs: int('CLIENT_CACHE_TTL_MS', 30_000, env),
     rateLimitRequests: int('RATE_LIMIT_REQUESTS', 1000, env),

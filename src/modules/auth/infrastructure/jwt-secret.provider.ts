@@ -2,10 +2,12 @@ import { createSecretKey, KeyObject, randomBytes } from 'node:crypto';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
+import { isProduction, StartupConfigError } from '../../../config/production';
 
 /**
  * The HMAC key for access tokens. JWT_SECRET wins; without it the first instance generates
  * one and stores it in the database, so every instance (and restart) verifies the same tokens.
+ * Production never does that (main.ts refuses to start first; this is the second line).
  */
 @Injectable()
 export class JwtSecretProvider implements OnModuleInit {
@@ -22,6 +24,7 @@ export class JwtSecretProvider implements OnModuleInit {
       this.value = this.config.jwtSecret;
       return;
     }
+    if (isProduction()) throw new StartupConfigError('NODE_ENV=production needs JWT_SECRET (or JWT_SECRET_FILE) to be set; no key is generated into the database in production.');
     await this.dataSource.query(
       `INSERT INTO system_settings (key, value) VALUES ('jwt_secret', $1) ON CONFLICT (key) DO NOTHING`,
       [randomBytes(48).toString('base64url')],
