@@ -15,6 +15,7 @@ import { WriteOffs1763801500000 } from './1763801500000-write-offs';
 import { CreditNotes1763801510000 } from './1763801510000-credit-notes';
 import { Refunds1763801520000 } from './1763801520000-refunds';
 import { InvoiceReminders1763801600000 } from './1763801600000-invoice-reminders';
+import { IdempotencySecretsNotStored1764300000000 } from './1764300000000-idempotency-secrets-not-stored';
 import { MatchWriteOffs1764500000000 } from './1764500000000-match-write-offs';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   CreditNotes1763801510000,
   Refunds1763801520000,
   InvoiceReminders1763801600000,
+  IdempotencySecretsNotStored1764300000000,
   MatchWriteOffs1764500000000,
 ];

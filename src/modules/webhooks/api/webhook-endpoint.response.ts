@@ -15,9 +15,13 @@ export class WebhookEndpointResponse {
 export class WebhookEndpointWithSecretResponse extends WebhookEndpointResponse {
   @ApiProperty({
     example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7Iu2qDf5Em4=',
-    description: 'Standard Webhooks signing secret. Shown only in this response; store it now.',
+    type: String,
+    nullable: true,
+    description:
+      'Standard Webhooks signing secret. Shown only in this response; store it now. Null only on an idempotent replay ' +
+      'after the endpoint was deleted or its secret rotated: a replay never reveals a secret the endpoint no longer has.',
   })
-  secret: string;
+  secret: string | null;
 }
 
 export class RotatedSecretResponse extends WebhookEndpointWithSecretResponse {

@@ -34,6 +34,13 @@ import {
 } from './webhook-endpoint.response';
 
 import { MAX_ENDPOINTS_PER_TENANT } from '../domain/webhook-endpoint.aggregate';
+import { ReplayedSecret } from '../../../shared/infrastructure/idempotency/replayed-secret.decorator';
+
+/** An idempotent replay shows the endpoint's secret only while the endpoint still has it (docs/adr/0031). */
+const LIVE_SECRET = ReplayedSecret({ field: 'secret', liveSecretSql: 'SELECT secret FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2' });
+const REPLAY_NOTE =
+  ' An idempotent replay (same Idempotency-Key) shows the secret while the endpoint still has it; ' +
+  'once the endpoint is deleted or its secret rotated, the replay answers `secret: null`.';
 
 const ID_PARAM = { name: 'id', example: 'wh_01jc9x7m3ef0ab6yr2t0n4q8zd', description: 'webhook endpoint id' };
 const E404 = { status: 404, type: ProblemResponse, description: 'no such endpoint in this tenant' };
@@ -55,13 +62,15 @@ export class WebhooksController {
   ) {}
 
   @Post()
+  @LIVE_SECRET
   @RequireScopes('webhooks:write')
   @ApiOperation({
     summary: 'Subscribe an endpoint to events',
     description:
       'The response carries the signing secret (Standard Webhooks, `whsec_…`), shown only here. Deliveries are POSTs with ' +
       'the headers webhook-id (the event id), webhook-timestamp and webhook-signature (`v1,<base64 HMAC-SHA256>`) and the body ' +
-      '`{"id","type","created_at","data":{"object","previous_attributes"?}}`.',
+      '`{"id","type","created_at","data":{"object","previous_attributes"?}}`.' +
+      REPLAY_NOTE,
   })
   @ApiResponse({ status: 201, type: WebhookEndpointWithSecretResponse })
   @ApiResponse(E400)
@@ -117,13 +126,15 @@ export class WebhooksController {
   }
 
   @Post(':id/rotate-secret')
+  @LIVE_SECRET
   @HttpCode(200)
   @RequireScopes('webhooks:write')
   @ApiOperation({
     summary: 'Rotate the signing secret',
     description:
       'Returns the new secret (shown only here). For `overlap_seconds` (default 24 h) every delivery carries two signatures, ' +
-      'one per secret, so receivers can switch to the new secret without rejecting anything in between.',
+      'one per secret, so receivers can switch to the new secret without rejecting anything in between.' +
+      REPLAY_NOTE,
   })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: RotatedSecretResponse })

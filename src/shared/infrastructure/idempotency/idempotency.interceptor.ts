@@ -8,11 +8,14 @@ import { UnitOfWork } from '../database/unit-of-work';
 import { toJson } from '../../http/json-reply';
 import { AuthenticatedClient } from '../../http/authenticated-client';
 import { StreamedBody } from '../../http/streamed-body';
+import { REPLAYED_SECRET, ReplayedSecretSpec } from './replayed-secret.decorator';
 
 const MAX_KEY_LENGTH = 255;
 const TTL_HOURS = 24;
 /** Headers that are part of the answer (a created invoice's version for If-Match), kept for replays. */
 const REPLAYED_HEADERS = ['etag', 'location'] as const;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * The body in one canonical form (object keys sorted, at every level), so that the same request
@@ -39,6 +42,11 @@ export function canonicalJson(value: unknown): string {
  * a crash leaves neither the change nor the key. A transaction-scoped advisory lock on the key
  * tells a concurrent duplicate that the first is still in flight (409). Errors are not stored:
  * they commit nothing, so retrying them is safe.
+ *
+ * A response that carries a secret (a webhook endpoint's signing secret, @ReplayedSecret) is
+ * stored without it, with its SHA-256 only: a replay shows the resource's live secret while it
+ * is still the one created, and `null` once the resource is deleted or the secret rotated
+ * (docs/adr/0031), so a replay never reveals a secret that the resource no longer has.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -69,8 +77,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
         if (!locked) {
           throw new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry later.');
         }
-        const [stored] = await this.uow.query<{ request_hash: string; response_status: number; response_body: unknown; response_headers: Record<string, string> }>(
-          `SELECT request_hash, response_status, response_body, response_headers FROM idempotency_keys
+        const secretSpec: ReplayedSecretSpec | undefined = Reflect.getMetadata(REPLAYED_SECRET, context.getHandler());
+        const [stored] = await this.uow.query<{
+          request_hash: string;
+          response_status: number;
+          response_body: unknown;
+          response_headers: Record<string, string>;
+          secret_sha256: string | null;
+        }>(
+          `SELECT request_hash, response_status, response_body, response_headers, secret_sha256 FROM idempotency_keys
             WHERE tenant_id = $1 AND key = $2 AND expires_at > now()`,
           [tenantId, key],
         );
@@ -81,21 +96,42 @@ export class IdempotencyInterceptor implements NestInterceptor {
           reply.status(stored.response_status);
           for (const [name, value] of Object.entries(stored.response_headers)) reply.header(name, value);
           reply.header('Idempotent-Replayed', 'true');
-          return stored.response_body;
+          return this.withLiveSecret(stored.response_body, stored.secret_sha256, secretSpec, tenantId);
         }
         const status: number = Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
         const result = await lastValueFrom(next.handle(), { defaultValue: undefined });
         const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])));
+        const { body: storedBody, secretSha256 } = withoutSecret(result, secretSpec);
         await this.uow.query(
-          `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, response_headers, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, now(), now() + interval '${TTL_HOURS} hours')
+          `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, response_headers, secret_sha256, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, now(), now() + interval '${TTL_HOURS} hours')
            ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
              response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
-             response_headers = EXCLUDED.response_headers, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
-          [tenantId, key, await fingerprint(), status, toJson(result ?? null), JSON.stringify(headers)],
+             response_headers = EXCLUDED.response_headers, secret_sha256 = EXCLUDED.secret_sha256,
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
+          [tenantId, key, await fingerprint(), status, toJson(storedBody ?? null), JSON.stringify(headers), secretSha256],
         );
         return result;
       }),
     );
   }
+
+  /** The stored body with the secret the resource still has, or null when it has it no more. */
+  private async withLiveSecret(body: unknown, secretSha256: string | null, spec: ReplayedSecretSpec | undefined, tenantId: string): Promise<unknown> {
+    if (!secretSha256 || !isRecord(body)) return body;
+    let live: string | null = null;
+    if (spec && typeof body.id === 'string') {
+      const [row] = await this.uow.query<{ secret: string }>(spec.liveSecretSql, [tenantId, body.id]);
+      if (row && sha256(row.secret) === secretSha256) live = row.secret;
+    }
+    return { ...body, [spec?.field ?? 'secret']: live };
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The response as stored: its secret replaced by null, remembered only by its SHA-256. */
+function withoutSecret(result: unknown, spec: ReplayedSecretSpec | undefined): { body: unknown; secretSha256: string | null } {
+  if (!spec || !isRecord(result) || typeof result[spec.field] !== 'string') return { body: result, secretSha256: null };
+  return { body: { ...result, [spec.field]: null }, secretSha256: sha256(result[spec.field] as string) };
 }
