@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { IdempotencySecretsNotStored1764300000000 } from '../../../src/migrations/1764300000000-idempotency-secrets-not-stored';
 import { TestApp, TestTenant } from '../../support/test-app';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 
@@ -75,6 +77,26 @@ describe('idempotent replays of webhook secrets', () => {
     const post = () => app.post('/api/v1/customers', { name: 'Plain Ltd', currency: 'usd' }, acme.token, { 'idempotency-key': 'plain' });
     const first = await post();
     expect((await post()).body).toEqual(first.body);
+    expect((await storedBody('plain')).secret_sha256).toBeNull();
+  });
+
+  it('the migration takes the secrets out of responses stored before it, and their replays still work', async () => {
+    const first = await createWith('wh-legacy', '/legacy');
+    // As stored before the migration: the secret in the body, no hash.
+    await app.query(`UPDATE idempotency_keys SET response_body = jsonb_set(response_body, '{secret}', to_jsonb($3::text)) WHERE tenant_id = $1 AND key = $2`, [
+      acme.tenant_id,
+      'wh-legacy',
+      first.body.secret,
+    ]);
+    await app.query(`ALTER TABLE idempotency_keys DROP COLUMN secret_sha256`);
+    try {
+      await new IdempotencySecretsNotStored1764300000000().up({ query: (sql: string) => app.query(sql) } as never);
+    } finally {
+      await app.query(`ALTER TABLE idempotency_keys ADD COLUMN IF NOT EXISTS secret_sha256 text`);
+    }
+    const stored = await storedBody('wh-legacy');
+    expect(stored).toEqual({ response_body: { ...first.body, secret: null }, secret_sha256: createHash('sha256').update(first.body.secret).digest('hex') });
+    expect((await createWith('wh-legacy', '/legacy')).body).toEqual(first.body);
     expect((await storedBody('plain')).secret_sha256).toBeNull();
   });
 });
