@@ -46,7 +46,7 @@ describe('NODE_ENV=production', () => {
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
-    NODE_OPTIONS: `--require ${FORBID_EMBEDDED}`,
+    NODE_OPTIONS: `--require ${JSON.stringify(FORBID_EMBEDDED)}`,
     DATABASE_URL: '',
     JWT_SECRET: '',
     JWT_SECRET_FILE: '',
