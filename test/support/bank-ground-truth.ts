@@ -14,7 +14,8 @@
  * - not matchable (they must end `needs_review` or `unmatched`, nothing applied): unidentifiable
  *   payers with no invoice number, a reference naming no invoice, an amount two invoices fit,
  *   a payer name two customers share, a reference that fits invoices of two customers, an
- *   identified payer whose invoices fit nothing, a shortfall beyond the tolerance.
+ *   identified payer whose invoices fit nothing, a shortfall beyond the tolerance, a payer name
+ *   the bank spells differently beyond §14's normalisation (`BV` for a customer recorded `B.V.`).
  *
  * Every matchable entry has customers and invoices of its own, so the file's order cannot change
  * the answer; the generator checks each pool answer is unique by brute force.
@@ -45,6 +46,7 @@ export const NOT_MATCHABLE_KINDS = [
   'ambiguous_reference',
   'payer_no_fit',
   'beyond_tolerance',
+  'name_outside_contract',
 ] as const;
 export type EntryKind = (typeof MATCHABLE_KINDS)[number] | (typeof NOT_MATCHABLE_KINDS)[number];
 
@@ -209,7 +211,10 @@ const PLAN: [EntryKind, number][] = [
 const PAYER_NAMED = new Set<EntryKind>(['payer_account', 'payer_name', 'payer_name_combination', 'ambiguous_amount', 'ambiguous_payer', 'payer_no_fit', 'beyond_tolerance']);
 
 export function generateGroundTruth(format: BankFormat, seed = FORMAT_SEED[format]): GroundTruthCase {
-  const rng = new Rng(seed);
+  // `let`: the entries added after the main plan draw from a generator of their own, so adding
+  // them left every earlier entry (and the excerpts docs/cash-application.md quotes) as it was.
+  let rng = new Rng(seed);
+  const mainRng = rng;
   const currency = FORMAT_CURRENCY[format];
   const customers: GtCustomer[] = [];
   const invoices: GtInvoice[] = [];
@@ -225,11 +230,11 @@ export function generateGroundTruth(format: BankFormat, seed = FORMAT_SEED[forma
       .replace(/[^a-z0-9]+/g, ' ')
       .trim();
   /** A new customer with a unique name: [recorded name, the bank's spelling]. */
-  const newCustomer = (withAccount: boolean): { customer: GtCustomer; bankName: string } => {
+  const newCustomer = (withAccount: boolean, suffixes: [string, string] | null = null): { customer: GtCustomer; bankName: string } => {
     for (;;) {
       const first = rng.pick(FIRST);
       const second = rng.pick(SECOND);
-      const [suffix, bankSuffix] = rng.pick(SUFFIXES);
+      const [suffix, bankSuffix] = suffixes ?? rng.pick(SUFFIXES);
       const base = `${first} ${second}`;
       const key = normalised(base);
       if (usedNames.has(key)) continue;
@@ -491,6 +496,20 @@ export function generateGroundTruth(format: BankFormat, seed = FORMAT_SEED[forma
       }
     }
   }
+
+  // Payer names a bank writes differently from the customer's name beyond §14's normalisation
+  // (dotted legal forms: "B.V." is the words "b v", the bank's "BV" a suffix), with an invoice due
+  // for exactly the amount: tempting, but not the customer under the contract — unmatched.
+  rng = new Rng(seed + 1_000);
+  for (const [recorded, written] of [
+    ['B.V.', 'BV'],
+    ['S.A.', 'SA'],
+  ] as [string, string][]) {
+    const { customer, bankName } = newCustomer(false, [recorded, written]);
+    const target = newInvoice(customer, amount());
+    add('name_outside_contract', { amount: target.amount, payer: { name: bankName, account: null }, structured: [], text: rng.pick(NOISE) }, { status: 'unmatched' });
+  }
+  rng = mainRng;
 
   const written = write(format, currency, credits, rng);
   return { format, currency, customers, invoices, entries: credits.map((c) => c.truth), skipped: written.skipped, file: written.file };
