@@ -16,6 +16,7 @@ import { CreditNotes1763801510000 } from './1763801510000-credit-notes';
 import { Refunds1763801520000 } from './1763801520000-refunds';
 import { InvoiceReminders1763801600000 } from './1763801600000-invoice-reminders';
 import { IdempotencySecretsNotStored1764300000000 } from './1764300000000-idempotency-secrets-not-stored';
+import { WebhookRelayInstances1764400000000 } from './1764400000000-webhook-relay-instances';
 import { MatchWriteOffs1764500000000 } from './1764500000000-match-write-offs';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
@@ -38,5 +39,6 @@ export const MIGRATIONS = [
   Refunds1763801520000,
   InvoiceReminders1763801600000,
   IdempotencySecretsNotStored1764300000000,
+  WebhookRelayInstances1764400000000,
   MatchWriteOffs1764500000000,
 ];

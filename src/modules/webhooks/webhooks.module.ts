@@ -16,6 +16,7 @@ import { WebhookDeliveryQueue } from './application/webhook-delivery.queue';
 import { WebhookEndpointRepository } from './domain/webhook-endpoint.repository';
 import { WebhookUrlPolicy } from './domain/webhook-url-policy';
 import { DeliveryStore } from './infrastructure/delivery-store';
+import { RelayDatabase } from './infrastructure/relay-database';
 import { InvoiceOverdueJob } from './infrastructure/invoice-overdue.job';
 import { RELAY_SETTINGS, relaySettings } from './infrastructure/relay-settings';
 import { TypeormWebhookDeliveryQueue } from './infrastructure/typeorm-webhook-delivery.queue';
@@ -36,6 +37,7 @@ import { SqlWebhookReadModel } from './infrastructure/sql-webhook-read-model';
     { provide: WebhookEndpointRepository, useClass: TypeormWebhookEndpointRepository },
     { provide: WebhookDeliveryQueue, useClass: TypeormWebhookDeliveryQueue },
     { provide: WebhookReadModel, useClass: SqlWebhookReadModel },
+    RelayDatabase,
     DeliveryStore,
     WebhookRelay,
     InvoiceOverdueJob,

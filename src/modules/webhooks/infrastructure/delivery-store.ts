@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { newId } from '../../../shared/domain/ids';
 import { OUTBOX_CHANNEL } from '../../../shared/infrastructure/outbox/outbox.writer';
 import { matchesEventFilter } from '../domain/event-types';
+import { RelayDatabase } from './relay-database';
+import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
 
 /** An attempt this instance holds the lease for, with everything needed to send it. */
 export interface ClaimedDelivery {
@@ -52,6 +54,9 @@ const INSERT_DELIVERIES = (first: number) => {
 
 const ms = (n: number) => `make_interval(secs => ${Number(n) / 1000})`;
 
+/** Owners heard from within `deadAfterMs`: only their leases are live (`$dead` is a number of ms). */
+const ALIVE = (dead: string) => `SELECT owner, heartbeat_at FROM webhook_relay_instances WHERE heartbeat_at > now() - make_interval(secs => ${dead}::float8 / 1000)`;
+
 /**
  * The relay's SQL. Work is claimed with FOR UPDATE SKIP LOCKED, so several instances share it
  * without waiting on each other, and leased (locked_by/locked_until) rather than held in an
@@ -62,7 +67,28 @@ const ms = (n: number) => `make_interval(secs => ${Number(n) / 1000})`;
  */
 @Injectable()
 export class DeliveryStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly db: RelayDatabase,
+    @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
+  ) {}
+
+  /**
+   * Records that `owner` is alive (every WEBHOOK_RELAY_HEARTBEAT_MS). Its leases count as live
+   * only while it keeps doing so. Rows of instances gone for a day are pruned on the way.
+   */
+  async heartbeat(owner: string): Promise<void> {
+    await this.db.query(
+      `WITH pruned AS (DELETE FROM webhook_relay_instances WHERE heartbeat_at < now() - interval '1 day' AND owner <> $1)
+       INSERT INTO webhook_relay_instances (owner, heartbeat_at) VALUES ($1, now())
+       ON CONFLICT (owner) DO UPDATE SET heartbeat_at = now()`,
+      [owner],
+    );
+  }
+
+  /** A stopping instance: its leases (all handed back by then) stop counting at once. */
+  async forgetInstance(owner: string): Promise<void> {
+    await this.db.query(`DELETE FROM webhook_relay_instances WHERE owner = $1`, [owner]);
+  }
 
   /**
    * Turns a batch of unpublished outbox rows into one delivery per matching enabled endpoint
@@ -70,9 +96,9 @@ export class DeliveryStore {
    * A unique key on (tenant_id, endpoint_id, event_id) keeps it idempotent.
    */
   async fanOut(batchSize: number): Promise<{ events: number; deliveries: number }> {
-    return this.dataSource.transaction(async (m) => {
+    return this.db.transaction(async (query) => {
       // The batch with its tenants' enabled endpoints (an event without any still comes back once).
-      const rows: { tenant_id: string; id: string; type: string; endpoint_id: string | null; filters: string[] | null }[] = await m.query(
+      const rows: { tenant_id: string; id: string; type: string; endpoint_id: string | null; filters: string[] | null }[] = await query(
         `WITH batch AS (
            SELECT tenant_id, id, type, seq FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
          SELECT b.tenant_id, b.id, b.type, e.id AS endpoint_id, e.events AS filters
@@ -86,7 +112,7 @@ export class DeliveryStore {
         .map((r): DeliveryRow => [r.tenant_id, newId('whd'), r.endpoint_id!, r.id, r.type]);
       const batch = [...events.values()];
       // Wakes the relays of other instances too: the new deliveries are theirs to share.
-      const [{ inserted }] = await m.query(
+      const [{ inserted }] = await query(
         `WITH published AS (
            UPDATE outbox SET published_at = now() WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[])) RETURNING 1),
          inserted AS (${INSERT_DELIVERIES(3)})
@@ -106,23 +132,30 @@ export class DeliveryStore {
 
   /**
    * Leases up to `limit` due deliveries to `owner`, at most `perEndpoint` in flight per
-   * endpoint (counting every instance's live leases; two claims racing may briefly exceed it),
+   * endpoint (counting every live instance's leases; two claims racing may briefly exceed it),
    * so a slow endpoint's backlog cannot fill all slots. Claiming counts the attempt: an attempt whose sender dies is not repeated under
    * the same number, and one attempt is never sent by two instances (the row lock decides who
    * claims it; the lease outlives the request timeout). One statement, one round trip: the
    * candidate rows are locked SKIP LOCKED, trimmed to each endpoint's free share, and leased.
+   *
+   * A lease is live while it has not expired and its owner is alive (heard from within
+   * WEBHOOK_RELAY_DEAD_AFTER_MS). A dead owner's leases count against no cap, and its
+   * deliveries are claimed again as soon as their request could no longer be running
+   * (WEBHOOK_TIMEOUT_MS after the claim, plus a second), rather than when the lease runs out.
    */
-  async claim(owner: string, limit: number, perEndpoint: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  async claim(owner: string, limit: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    // UPDATE ... RETURNING comes back from TypeORM as [rows, affected].
-    const [rows]: [Record<string, any>[], number] = await this.dataSource.query(
-      `WITH busy AS (
+    const { endpointConcurrency: perEndpoint, leaseMs, deadAfterMs } = this.settings;
+    const rows: Record<string, any>[] = await this.db.query(
+      `WITH alive AS (${ALIVE('$5')}),
+       busy AS (
          SELECT tenant_id, endpoint_id, count(*)::int AS n FROM webhook_deliveries
-          WHERE locked_until > now() GROUP BY tenant_id, endpoint_id),
+          WHERE locked_until > now() AND locked_by IN (SELECT owner FROM alive) GROUP BY tenant_id, endpoint_id),
        candidates AS (
          SELECT d.tenant_id, d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
           WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-            AND (d.locked_until IS NULL OR d.locked_until <= now())
+            AND (d.locked_until IS NULL OR d.locked_until <= now()
+                 OR (d.last_attempt_at <= now() - make_interval(secs => $6::float8 / 1000) AND d.locked_by NOT IN (SELECT owner FROM alive)))
             AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.tenant_id = d.tenant_id AND b.endpoint_id = d.endpoint_id AND b.n >= $2)
           ORDER BY d.next_attempt_at, d.id
           LIMIT $3
@@ -144,7 +177,7 @@ export class DeliveryStore {
           AND o.tenant_id = d.tenant_id AND o.id = d.event_id
       RETURNING d.tenant_id, d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.status AS endpoint_status,
                 e.secret, e.previous_secret, e.previous_secret_expires_at, o.type, o.created_at AS event_created_at, o.data`,
-      [limit, perEndpoint, Math.min(limit * 4, 1000), owner],
+      [limit, perEndpoint, Math.min(limit * 4, 1000), owner, deadAfterMs, this.reclaimAfterMs],
     );
     return rows.map((r) => ({
       tenantId: r.tenant_id,
@@ -188,7 +221,7 @@ export class DeliveryStore {
         };
       });
       const col = <K extends keyof (typeof columns)[number]>(k: K) => columns.map((c) => c[k]);
-      const [rows]: [{ id: string }[], number] = await this.dataSource.query(
+      const rows: { id: string }[] = await this.db.query(
         `UPDATE webhook_deliveries d
             SET status = v.status,
                 next_attempt_at = CASE WHEN v.delay IS NULL THEN NULL ELSE now() + make_interval(secs => v.delay / 1000) END,
@@ -211,20 +244,20 @@ export class DeliveryStore {
 
   /** 410 Gone: the delivery fails, the endpoint is disabled and its other pending deliveries fail with it. */
   private completeGone(owner: string, d: ClaimedDelivery): Promise<boolean> {
-    return this.dataSource.transaction(async (m) => {
-      const [rows] = await m.query(
+    return this.db.transaction(async (query) => {
+      const rows = await query(
         `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_response_code = 410,
                 last_error = 'endpoint answered 410 Gone and was disabled', locked_by = NULL, locked_until = NULL, updated_at = now()
           WHERE tenant_id = $1 AND id = $2 AND locked_by = $3 AND attempts = $4 RETURNING id`,
         [d.tenantId, d.id, owner, d.attempt],
       );
       if (rows.length === 0) return false;
-      await m.query(
+      await query(
         `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'gone', version = version + 1, updated_at = now()
           WHERE tenant_id = $1 AND id = $2 AND status = 'enabled'`,
         [d.tenantId, d.endpointId],
       );
-      await m.query(
+      await query(
         `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'endpoint disabled', updated_at = now()
           WHERE tenant_id = $1 AND endpoint_id = $2 AND status = 'pending' AND (locked_until IS NULL OR locked_until < now())`,
         [d.tenantId, d.endpointId],
@@ -233,13 +266,31 @@ export class DeliveryStore {
     });
   }
 
-  /** When the earliest pending delivery falls due or a lease expires (null: nothing pending). */
-  async nextDueAt(): Promise<Date | null> {
-    const [row] = await this.dataSource.query(
-      `SELECT LEAST(
-         (SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND locked_until IS NULL),
-         (SELECT min(locked_until) FROM webhook_deliveries WHERE locked_until IS NOT NULL)) AS at`,
+  /**
+   * What the relay's sleep depends on: `due`, the earliest next attempt of a pending delivery
+   * nobody holds a live lease on (possibly past: due now, but held back by a cap), and `change`,
+   * the next future moment a live lease stops counting: it expires, its owner's heartbeat goes
+   * stale, or a dead owner's request can no longer be running. Null: nothing of the kind.
+   */
+  async nextDueAt(): Promise<{ due: Date | null; change: Date | null }> {
+    const [row] = await this.db.query(
+      `WITH alive AS (${ALIVE('$1')}),
+       leases AS (
+         SELECT d.locked_by, min(d.locked_until) AS until, min(d.last_attempt_at) AS first_claim FROM webhook_deliveries d
+          WHERE d.locked_until > now() GROUP BY d.locked_by)
+       SELECT
+         (SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND (locked_until IS NULL OR locked_until <= now())) AS due,
+         (SELECT min(m) FROM (
+            SELECT CASE WHEN a.owner IS NULL THEN LEAST(l.until, l.first_claim + make_interval(secs => $2::float8 / 1000))
+                        ELSE LEAST(l.until, a.heartbeat_at + make_interval(secs => $1::float8 / 1000)) END AS m
+              FROM leases l LEFT JOIN alive a ON a.owner = l.locked_by) x WHERE m > now()) AS change`,
+      [this.settings.deadAfterMs, this.reclaimAfterMs],
     );
-    return row?.at ?? null;
+    return { due: row?.due ?? null, change: row?.change ?? null };
+  }
+
+  /** A dead owner's attempt cannot still be talking to its receiver after this long. */
+  private get reclaimAfterMs(): number {
+    return this.settings.timeoutMs + 1_000;
   }
 }

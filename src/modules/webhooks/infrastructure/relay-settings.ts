@@ -13,6 +13,12 @@ export interface RelaySettings {
   concurrency: number;
   /** deliveries in flight per endpoint, summed over instances (one slow receiver cannot take every slot) */
   endpointConcurrency: number;
+  /** connections of the relay's own pool (separate from the API's DB_POOL_SIZE) */
+  poolSize: number;
+  /** how often an instance records that it is alive (its leases count only while it is) */
+  heartbeatMs: number;
+  /** an instance not heard from for this long is dead: its leases no longer count against any cap */
+  deadAfterMs: number;
   /** outbox rows fanned out per transaction */
   batchSize: number;
   /** after an outbox NOTIFY, how long to gather further commits before fanning out (0: at once) */
@@ -37,12 +43,17 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
 
 export function relaySettings(config: AppConfig, env: NodeJS.ProcessEnv = process.env): RelaySettings {
   const timeoutMs = config.webhookTimeoutMs;
+  const heartbeatMs = int(env, 'WEBHOOK_RELAY_HEARTBEAT_MS', 2_000);
   return {
     enabled: config.workersEnabled,
     retrySchedule: config.webhookRetrySchedule,
     timeoutMs,
     concurrency: int(env, 'WEBHOOK_RELAY_CONCURRENCY', 64),
     endpointConcurrency: int(env, 'WEBHOOK_RELAY_ENDPOINT_CONCURRENCY', 8),
+    poolSize: int(env, 'WEBHOOK_RELAY_POOL_SIZE', 3),
+    heartbeatMs,
+    // five missed heartbeats; never shorter than two
+    deadAfterMs: Math.max(int(env, 'WEBHOOK_RELAY_DEAD_AFTER_MS', heartbeatMs * 5), heartbeatMs * 2),
     batchSize: int(env, 'WEBHOOK_RELAY_BATCH_SIZE', 200),
     coalesceMs: int(env, 'WEBHOOK_RELAY_COALESCE_MS', 20, 0),
     pollIntervalMs: int(env, 'WEBHOOK_RELAY_POLL_MS', 10_000),

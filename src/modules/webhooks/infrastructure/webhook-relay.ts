@@ -8,6 +8,7 @@ import { OUTBOX_CHANNEL } from '../../../shared/infrastructure/outbox/outbox.wri
 import { classifyResponse, nextRetryDelayMs } from '../domain/delivery-policy';
 import { signingSecrets } from '../domain/webhook-endpoint.aggregate';
 import { ClaimedDelivery, DELIVERIES_NOTICE, DeliveryOutcome, DeliveryStore } from './delivery-store';
+import { RelayDatabase } from './relay-database';
 import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
 import { WebhookHttpClient } from './webhook-http-client';
 import { envelopeBody, webhookHeaders } from './webhook-signer';
@@ -51,9 +52,14 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   private completions: Completion[] = [];
   private writing: Promise<void> | null = null;
   private coalesceTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  /** when this instance last recorded its heartbeat (0: not since it started) */
+  private lastBeat = 0;
+  private lastFanOut = 0;
 
   constructor(
     private readonly store: DeliveryStore,
+    private readonly db: RelayDatabase,
     private readonly guard: WebhookUrlGuard,
     @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
@@ -90,7 +96,22 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
       },
     });
     this.listener.start();
+    this.lastBeat = 0;
+    this.heartbeatTimer = setInterval(() => void this.beat().catch(() => undefined), this.settings.heartbeatMs);
+    this.heartbeatTimer.unref();
     this.loop = this.run();
+  }
+
+  /** Records that this instance is alive; its leases count (and are safe from others) only while it does. */
+  private async beat(): Promise<void> {
+    const started = Date.now();
+    try {
+      await this.store.heartbeat(this.owner);
+      this.lastBeat = Math.max(this.lastBeat, started);
+    } catch (error) {
+      this.logger.warn(`relay heartbeat failed: ${(error as Error).message}`);
+      throw error;
+    }
   }
 
   /**
@@ -113,6 +134,11 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
       clearTimeout(grace);
     }
     await this.writing;
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+    // Every lease is handed back or recorded by now: nothing of this instance needs to count.
+    await this.store.forgetInstance(this.owner).catch(() => undefined);
+    await this.db.close();
     this.http.close();
   }
 
@@ -128,13 +154,16 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
         let fullBatch = false;
         if (this.outboxDirty) {
           this.outboxDirty = false;
+          this.lastFanOut = Date.now();
           this.stats.fanOuts++;
           const fanned = await this.store.fanOut(this.settings.batchSize);
           fullBatch = fanned.events === this.settings.batchSize;
           if (fullBatch) this.outboxDirty = true;
         }
         const free = this.settings.concurrency - this.inFlight.size;
-        const claimed = free > 0 ? await this.store.claim(this.owner, free, this.settings.endpointConcurrency, this.settings.leaseMs) : [];
+        // Never claim on a heartbeat others may already consider stale (first pass, database trouble).
+        if (free > 0 && Date.now() - this.lastBeat > this.settings.deadAfterMs / 2) await this.beat();
+        const claimed = free > 0 ? await this.store.claim(this.owner, free) : [];
         for (const delivery of claimed) this.dispatch(delivery);
         errors = 0;
         if (this.stopping) break;
@@ -150,15 +179,23 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     }
   }
 
+  /**
+   * How long the loop may sleep: until the next retry falls due, or until a lease that holds
+   * back due work stops counting (it expires, its owner's heartbeat goes stale, a dead owner's
+   * request can no longer be running), at most the poll interval. Work due now but not claimed
+   * waits for a finished send of this instance (which wakes the loop) or for such a change.
+   */
   private async sleepMs(claimed: number): Promise<number> {
-    const poll = this.settings.pollIntervalMs;
-    const dueAt = await this.store.nextDueAt();
-    if (!dueAt) return poll;
-    const wait = dueAt.getTime() - Date.now();
-    // Due but not claimed: every slot is busy, or its endpoint is at its cap. A finished send
-    // wakes the loop; other instances' caps are covered by the poll.
-    if (wait <= 0) return claimed > 0 ? 0 : poll;
-    return Math.min(wait + 5, poll);
+    const { due, change } = await this.store.nextDueAt();
+    const now = Date.now();
+    let wait = this.settings.pollIntervalMs;
+    if (due) {
+      const untilDue = due.getTime() - now;
+      if (untilDue > 0) wait = Math.min(wait, untilDue + 5);
+      else if (claimed > 0) return 0;
+    }
+    if (change) wait = Math.min(wait, Math.max(change.getTime() - now, 0) + 5);
+    return wait;
   }
 
   private sleep(ms: number): Promise<void> {
@@ -171,8 +208,8 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
         clearTimeout(timer);
         this.wakeUp = null;
         this.woken = false;
-        // A full poll interval without any wake-up: look at the outbox too, in case a NOTIFY was lost.
-        if (timedOut && ms >= this.settings.pollIntervalMs) this.outboxDirty = true;
+        // A poll interval without a pass over the outbox: look at it too, in case a NOTIFY was lost.
+        if (timedOut && Date.now() - this.lastFanOut >= this.settings.pollIntervalMs) this.outboxDirty = true;
         resolve();
       };
       const timer = setTimeout(() => done(true), ms);

@@ -1,0 +1,84 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Pool, PoolClient } from 'pg';
+import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
+import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
+
+/**
+ * The relay's own small connection pool (WEBHOOK_RELAY_POOL_SIZE, default 3), separate from
+ * the API's: a busy API can no longer starve deliveries of connections, and the relay cannot
+ * take the API's. It is opened on first use, so an instance whose relay is off (WORKERS_ENABLED
+ * =false, the CLI) holds no extra connection, and closed by the relay when it stops. A connection
+ * the server terminates (restart, failover, pg_terminate_backend) is logged and replaced, never
+ * an uncaught 'error' that ends the process.
+ */
+@Injectable()
+export class RelayDatabase {
+  private readonly logger = new Logger('WebhookRelayPool');
+  private pool: Pool | null = null;
+
+  constructor(
+    @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
+  ) {}
+
+  /** Rows of one statement (UPDATE … RETURNING gives the returned rows too). */
+  async query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const result = await this.connections().query(sql, params);
+    return result.rows as T[];
+  }
+
+  /** Runs `work` in one transaction on one connection of the relay's pool. */
+  async transaction<T>(work: (query: <R = any>(sql: string, params?: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+    const client: PoolClient = await this.connections().connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      try {
+        const value = await work(async (sql, params = []) => (await client.query(sql, params)).rows);
+        await client.query('COMMIT');
+        return value;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => (broken = true));
+        throw error;
+      }
+    } catch (error) {
+      broken = true;
+      throw error;
+    } finally {
+      // A connection whose transaction state is unknown is not handed out again.
+      client.release(broken ? true : undefined);
+    }
+  }
+
+  /** Size and state, for tests and the health of the relay. */
+  get stats(): { total: number; idle: number; waiting: number; max: number } {
+    const p = this.pool;
+    return { total: p?.totalCount ?? 0, idle: p?.idleCount ?? 0, waiting: p?.waitingCount ?? 0, max: this.settings.poolSize };
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.end().catch(() => undefined);
+  }
+
+  private connections(): Pool {
+    if (!this.pool) {
+      const pool = new Pool({
+        connectionString: this.databaseUrl,
+        max: this.settings.poolSize,
+        idleTimeoutMillis: 30_000,
+        connectionTimeoutMillis: 10_000,
+        keepAlive: true,
+        application_name: 'receivables-api:webhook-relay',
+        // every relay statement is short; one stuck behind a lock must not hold the loop forever
+        statement_timeout: 30_000,
+      });
+      // An idle connection closed by the server emits 'error' on the pool: without a handler
+      // node would end the process. The pool drops that connection and opens a new one when needed.
+      pool.on('error', (error) => this.logger.warn(`relay pool connection lost: ${error.message}`));
+      this.pool = pool;
+    }
+    return this.pool;
+  }
+}
