@@ -17,6 +17,7 @@ import { Refunds1763801520000 } from './1763801520000-refunds';
 import { InvoiceReminders1763801600000 } from './1763801600000-invoice-reminders';
 import { IdempotencySecretsNotStored1764300000000 } from './1764300000000-idempotency-secrets-not-stored';
 import { WebhookRelayInstances1764400000000 } from './1764400000000-webhook-relay-instances';
+import { WebhookDeliveriesDuePerEndpoint1764400000100 } from './1764400000100-webhook-deliveries-due-per-endpoint';
 import { MatchWriteOffs1764500000000 } from './1764500000000-match-write-offs';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
@@ -40,5 +41,6 @@ export const MIGRATIONS = [
   InvoiceReminders1763801600000,
   IdempotencySecretsNotStored1764300000000,
   WebhookRelayInstances1764400000000,
+  WebhookDeliveriesDuePerEndpoint1764400000100,
   MatchWriteOffs1764500000000,
 ];

@@ -131,12 +131,16 @@ export class DeliveryStore {
   }
 
   /**
-   * Leases up to `limit` due deliveries to `owner`, at most `perEndpoint` in flight per
-   * endpoint (counting every live instance's leases; two claims racing may briefly exceed it),
-   * so a slow endpoint's backlog cannot fill all slots. Claiming counts the attempt: an attempt whose sender dies is not repeated under
+   * Leases up to `limit` due deliveries to `owner`, fairly: at most `endpointConcurrency` in
+   * flight per endpoint and `tenantConcurrency` per tenant (counting every live instance's
+   * leases; two claims racing may briefly exceed them), taken round-robin — each tenant's first
+   * pick before any tenant's second, and within a tenant each endpoint's first before any
+   * endpoint's second. So one tenant's (or endpoint's) receivers that never answer hold at most
+   * their share of the slots, and everyone else's deliveries still go out. Claiming counts the attempt: an attempt whose sender dies is not repeated under
    * the same number, and one attempt is never sent by two instances (the row lock decides who
-   * claims it; the lease outlives the request timeout). One statement, one round trip: the
-   * candidate rows are locked SKIP LOCKED, trimmed to each endpoint's free share, and leased.
+   * claims it; the lease outlives the request timeout). One statement, one round trip: for every
+   * endpoint with a free share its earliest due rows are locked SKIP LOCKED (an index probe per
+   * endpoint: the cost grows with the number of endpoints, never with a backlog), ranked and leased.
    *
    * A lease is live while it has not expired and its owner is alive (heard from within
    * WEBHOOK_RELAY_DEAD_AFTER_MS). A dead owner's leases count against no cap, and its
@@ -145,39 +149,52 @@ export class DeliveryStore {
    */
   async claim(owner: string, limit: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    const { endpointConcurrency: perEndpoint, leaseMs, deadAfterMs } = this.settings;
+    const { endpointConcurrency, tenantConcurrency, leaseMs, deadAfterMs } = this.settings;
     const rows: Record<string, any>[] = await this.db.query(
       `WITH alive AS (${ALIVE('$5')}),
        busy AS (
          SELECT tenant_id, endpoint_id, count(*)::int AS n FROM webhook_deliveries
           WHERE locked_until > now() AND locked_by IN (SELECT owner FROM alive) GROUP BY tenant_id, endpoint_id),
+       busy_tenant AS (SELECT tenant_id, sum(n)::int AS n FROM busy GROUP BY tenant_id),
+       open AS (
+         SELECT e.tenant_id, e.id, LEAST($2 - coalesce(b.n, 0), $3 - coalesce(bt.n, 0), $1) AS free, $3 - coalesce(bt.n, 0) AS tenant_free
+           FROM webhook_endpoints e
+           LEFT JOIN busy b ON b.tenant_id = e.tenant_id AND b.endpoint_id = e.id
+           LEFT JOIN busy_tenant bt ON bt.tenant_id = e.tenant_id
+          WHERE coalesce(b.n, 0) < $2 AND coalesce(bt.n, 0) < $3),
        candidates AS (
-         SELECT d.tenant_id, d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
-          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-            AND (d.locked_until IS NULL OR d.locked_until <= now()
-                 OR (d.last_attempt_at <= now() - make_interval(secs => $6::float8 / 1000) AND d.locked_by NOT IN (SELECT owner FROM alive)))
-            AND NOT EXISTS (SELECT 1 FROM busy b WHERE b.tenant_id = d.tenant_id AND b.endpoint_id = d.endpoint_id AND b.n >= $2)
-          ORDER BY d.next_attempt_at, d.id
-          LIMIT $3
-          FOR UPDATE OF d SKIP LOCKED),
+         SELECT c.*, o.tenant_free FROM open o
+          CROSS JOIN LATERAL (
+            SELECT d.tenant_id, d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
+             WHERE d.tenant_id = o.tenant_id AND d.endpoint_id = o.id
+               AND d.status = 'pending' AND d.next_attempt_at <= now()
+               AND (d.locked_until IS NULL OR d.locked_until <= now()
+                    OR (d.last_attempt_at <= now() - make_interval(secs => $6::float8 / 1000) AND d.locked_by NOT IN (SELECT owner FROM alive)))
+             ORDER BY d.next_attempt_at, d.id
+             LIMIT o.free
+             FOR UPDATE OF d SKIP LOCKED) c),
+       by_endpoint AS (
+         SELECT c.*, row_number() OVER (PARTITION BY c.tenant_id, c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS endpoint_turn
+           FROM candidates c),
+       by_tenant AS (
+         SELECT c.*, row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.endpoint_turn, c.next_attempt_at, c.id) AS tenant_turn
+           FROM by_endpoint c),
        picked AS (
-         SELECT c.tenant_id, c.id FROM (
-           SELECT c.*, row_number() OVER (PARTITION BY c.tenant_id, c.endpoint_id ORDER BY c.next_attempt_at, c.id) AS rn
-             FROM candidates c) c
-           LEFT JOIN busy b ON b.tenant_id = c.tenant_id AND b.endpoint_id = c.endpoint_id
-          WHERE c.rn <= $2 - coalesce(b.n, 0)
-          ORDER BY c.next_attempt_at, c.id
+         SELECT tenant_id, id, endpoint_id FROM by_tenant
+          WHERE tenant_turn <= tenant_free
+          ORDER BY tenant_turn, next_attempt_at, id
           LIMIT $1)
+       -- every join by full key from the picked rows (the planner cannot estimate how many there are)
        UPDATE webhook_deliveries d
           SET attempts = d.attempts + 1, locked_by = $4, locked_until = now() + ${ms(leaseMs)},
               last_attempt_at = now(), updated_at = now()
          FROM picked p, webhook_endpoints e, outbox o
         WHERE d.tenant_id = p.tenant_id AND d.id = p.id
-          AND e.tenant_id = d.tenant_id AND e.id = d.endpoint_id
+          AND e.tenant_id = p.tenant_id AND e.id = p.endpoint_id
           AND o.tenant_id = d.tenant_id AND o.id = d.event_id
       RETURNING d.tenant_id, d.id, d.endpoint_id, d.event_id, d.attempts, e.url, e.status AS endpoint_status,
                 e.secret, e.previous_secret, e.previous_secret_expires_at, o.type, o.created_at AS event_created_at, o.data`,
-      [limit, perEndpoint, Math.min(limit * 4, 1000), owner, deadAfterMs, this.reclaimAfterMs],
+      [limit, endpointConcurrency, tenantConcurrency, owner, deadAfterMs, this.reclaimAfterMs],
     );
     return rows.map((r) => ({
       tenantId: r.tenant_id,

@@ -13,6 +13,8 @@ export interface RelaySettings {
   concurrency: number;
   /** deliveries in flight per endpoint, summed over instances (one slow receiver cannot take every slot) */
   endpointConcurrency: number;
+  /** deliveries in flight per tenant, summed over instances (one tenant's dead receivers cannot take every slot) */
+  tenantConcurrency: number;
   /** connections of the relay's own pool (separate from the API's DB_POOL_SIZE) */
   poolSize: number;
   /** how often an instance records that it is alive (its leases count only while it is) */
@@ -48,8 +50,11 @@ export function relaySettings(config: AppConfig, env: NodeJS.ProcessEnv = proces
     enabled: config.workersEnabled,
     retrySchedule: config.webhookRetrySchedule,
     timeoutMs,
-    concurrency: int(env, 'WEBHOOK_RELAY_CONCURRENCY', 64),
+    // A waiting request costs a socket, not a thread: slots are cheap, and many of them plus the
+    // tenant cap keep any one tenant's silent receivers from filling them all.
+    concurrency: int(env, 'WEBHOOK_RELAY_CONCURRENCY', 256),
     endpointConcurrency: int(env, 'WEBHOOK_RELAY_ENDPOINT_CONCURRENCY', 8),
+    tenantConcurrency: int(env, 'WEBHOOK_RELAY_TENANT_CONCURRENCY', 64),
     poolSize: int(env, 'WEBHOOK_RELAY_POOL_SIZE', 3),
     heartbeatMs,
     // five missed heartbeats; never shorter than two

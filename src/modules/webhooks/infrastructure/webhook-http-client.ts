@@ -23,10 +23,20 @@ export interface PostOptions {
  * response headers; the body is drained in the background so the keep-alive socket is reused.
  */
 export class WebhookHttpClient {
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 60_000 });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, timeout: 60_000 });
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
 
-  constructor(private readonly userAgent: string) {}
+  /**
+   * `maxSockets` is the relay's own concurrency: a request never waits in the agent's queue for
+   * a socket held by another endpoint on the same host (its timeout would run while it waits).
+   */
+  constructor(
+    private readonly userAgent: string,
+    maxSockets = 256,
+  ) {
+    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout: 60_000 });
+    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout: 60_000 });
+  }
 
   post(options: PostOptions): Promise<HttpAnswer> {
     const { url, body, timeoutMs, signal } = options;

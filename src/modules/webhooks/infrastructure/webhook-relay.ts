@@ -65,7 +65,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.http = new WebhookHttpClient(`receivables-api-webhooks/${config.version}`);
+    this.http = new WebhookHttpClient(`receivables-api-webhooks/${config.version}`, settings.concurrency);
   }
 
   onApplicationBootstrap(): void {
