@@ -71,7 +71,7 @@ async function execute(
       out(
         command.json
           ? JSON.stringify(result)
-          : `Revoked client ${result.client_id}: new tokens are refused now, issued ones within CLIENT_CACHE_TTL_MS (30 s).`,
+          : `Revoked client ${result.client_id}: new tokens are refused now, issued ones within a second on every running instance.`,
       );
       return;
     }

@@ -18,6 +18,7 @@ import { InvoiceReminders1763801600000 } from './1763801600000-invoice-reminders
 import { IdempotencySecretsNotStored1764300000000 } from './1764300000000-idempotency-secrets-not-stored';
 import { WebhookRelayInstances1764400000000 } from './1764400000000-webhook-relay-instances';
 import { WebhookDeliveriesDuePerEndpoint1764400000100 } from './1764400000100-webhook-deliveries-due-per-endpoint';
+import { ApiClientChangeNotify1764400000200 } from './1764400000200-api-client-change-notify';
 import { MatchWriteOffs1764500000000 } from './1764500000000-match-write-offs';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
@@ -42,5 +43,6 @@ export const MIGRATIONS = [
   IdempotencySecretsNotStored1764300000000,
   WebhookRelayInstances1764400000000,
   WebhookDeliveriesDuePerEndpoint1764400000100,
+  ApiClientChangeNotify1764400000200,
   MatchWriteOffs1764500000000,
 ];

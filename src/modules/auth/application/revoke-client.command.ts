@@ -7,7 +7,10 @@ export class RevokeClientCommand {
   constructor(readonly clientId: string) {}
 }
 
-/** Revokes a client: new tokens are refused at once, issued ones within the status cache's TTL. */
+/**
+ * Revokes a client: new tokens are refused at once; issued ones as soon as every instance has
+ * dropped the client from its cache, which a trigger's NOTIFY at commit tells them to (ADR 35).
+ */
 @CommandHandler(RevokeClientCommand)
 export class RevokeClientHandler implements ICommandHandler<RevokeClientCommand, { client_id: string; revoked: boolean }> {
   constructor(
