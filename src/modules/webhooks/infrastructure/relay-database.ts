@@ -31,6 +31,13 @@ export class RelayDatabase {
   async transaction<T>(work: (query: <R = any>(sql: string, params?: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
     const client: PoolClient = await this.connections().connect();
     let broken = false;
+    // A checked-out client has no pool listener: its connection dying between two statements
+    // would otherwise be an uncaught 'error'. The statement in progress fails on its own.
+    const lost = (error: Error) => {
+      broken = true;
+      this.logger.warn(`relay connection lost in a transaction: ${error.message}`);
+    };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       try {
@@ -46,6 +53,7 @@ export class RelayDatabase {
       throw error;
     } finally {
       // A connection whose transaction state is unknown is not handed out again.
+      client.removeListener('error', lost);
       client.release(broken ? true : undefined);
     }
   }
