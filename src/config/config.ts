@@ -10,6 +10,8 @@ export interface AppConfig {
   /** EMBEDDED_PG_PORT; unset, the embedded server picks a free port (54329 when free) */
   embeddedPgPort: number | undefined;
   dbPoolSize: number;
+  /** statement_timeout, lock_timeout, idle_in_transaction_session_timeout of every pool (0: not set) */
+  dbTimeouts: DbTimeouts;
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
   /** how long a bearer token check trusts a cached client row (revocation delay) */
@@ -35,6 +37,12 @@ export interface AppConfig {
   bodyLimitBytes: number;
   trustProxy: boolean;
   version: string;
+}
+
+export interface DbTimeouts {
+  statementMs: number;
+  lockMs: number;
+  idleInTransactionMs: number;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -65,6 +73,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: resolve(env.DATA_DIR ?? './.data'),
     embeddedPgPort: int('EMBEDDED_PG_PORT', 0, env) || undefined,
     dbPoolSize: int('DB_POOL_SIZE', 10, env),
+    dbTimeouts: {
+      statementMs: int('DB_STATEMENT_TIMEOUT_MS', 30_000, env),
+      lockMs: int('DB_LOCK_TIMEOUT_MS', 10_000, env),
+      idleInTransactionMs: int('DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000, env),
+    },
     jwtSecret: readJwtSecret(env),
     jwtTtlSeconds: int('JWT_TTL_SECONDS', 3600, env),
     clientCacheTtlMs: int('CLIENT_CACHE_TTL_MS', 30_000, env),

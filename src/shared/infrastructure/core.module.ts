@@ -41,7 +41,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(options.databaseUrl, options.config.dbPoolSize),
+          ...dataSourceOptions(options.databaseUrl, options.config.dbPoolSize, [], options.config.dbTimeouts),
           autoLoadEntities: true,
         }),
       ],

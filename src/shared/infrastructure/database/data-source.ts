@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { DbTimeouts } from '../../../config/config';
 import { MIGRATIONS } from '../../../migrations';
 import { Figure, figure } from '../../domain/figure';
 
@@ -9,7 +10,30 @@ const poolLogger = new Logger('Database');
  * TypeORM connection options. The schema comes only from migrations (never `synchronize`).
  * bigint columns come back from `pg` as strings; mappers convert them with `toSafeNumber`.
  */
-export function dataSourceOptions(url: string, poolSize: number, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+/**
+ * A pool's session timeouts, as connection parameters (sent at connect, so they hold for every
+ * statement of the session and take precedence over the role's and the server's defaults). 0
+ * leaves one unset: the role's or the server's default applies (docs/adr/0030).
+ */
+export function timeoutOptions(timeouts: DbTimeouts | undefined): Record<string, number> {
+  if (!timeouts) return {};
+  const options: Record<string, number> = {};
+  if (timeouts.statementMs > 0) options.statement_timeout = timeouts.statementMs;
+  if (timeouts.lockMs > 0) options.lock_timeout = timeouts.lockMs;
+  if (timeouts.idleInTransactionMs > 0) options.idle_in_transaction_session_timeout = timeouts.idleInTransactionMs;
+  return options;
+}
+
+/**
+ * @param timeouts the service's pools pass DB_*_TIMEOUT_MS; migrations pass none (a migration
+ *   on a large table may rightly run for minutes).
+ */
+export function dataSourceOptions(
+  url: string,
+  poolSize: number,
+  entities: DataSourceOptions['entities'] = [],
+  timeouts?: DbTimeouts,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -18,7 +42,7 @@ export function dataSourceOptions(url: string, poolSize: number, entities: DataS
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'receivables-api' },
+    extra: { max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'receivables-api', ...timeoutOptions(timeouts) },
     // An idle pooled connection that PostgreSQL closed (terminated, restarted): the pool drops it
     // and connects anew for the next query. This listener keeps the event from ending the process.
     poolErrorHandler: (error: Error) => poolLogger.warn(`pool: idle connection lost (${error.message})`),

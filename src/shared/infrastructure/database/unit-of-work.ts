@@ -6,6 +6,7 @@ import { DataSource, EntityManager, QueryRunner, QueryRunnerAlreadyReleasedError
 import { DomainEvent } from '../../domain/aggregate-root';
 import { TransactionalEventHandler, TransactionalEvents } from '../../application/transactional-events';
 import { OutboxWriter } from '../outbox/outbox.writer';
+import { databaseFailure } from './database-errors';
 
 interface TransactionContext {
   runner: QueryRunner;
@@ -19,9 +20,9 @@ interface TransactionContext {
   committed: (() => void)[];
 }
 
-/** A statement text's prepared-statement name (null: sent unnamed) and whether it only reads. */
+/** A statement text's prepared-statement name and whether it only reads. */
 interface Statement {
-  name: string | null;
+  name: string;
   plainRead: boolean;
 }
 
@@ -31,8 +32,18 @@ const MAX_ATTEMPTS = 3;
 /** A read-only statement: SELECT without row locks (no data-modifying CTE can hide in it). */
 const PLAIN_SELECT = /^\s*select\b/i;
 const NOT_PLAIN = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\b(insert|update|delete)\b|\bnextval\s*\(|\bpg_advisory|\bset_config\s*\(/i;
-/** Distinct statement texts prepared per connection, at most (list queries vary with their filters, inserts with their row count). */
-const MAX_PREPARED = 500;
+/**
+ * Named statements kept prepared per connection, at most: beyond, the least recently used one is
+ * DEALLOCATEd first (one round trip, only once a connection holds this many). List queries vary
+ * with their filters and multi-row inserts with their row count, so the set of texts is not
+ * bounded; hot texts stay prepared, rare ones come and go (docs/adr/0030).
+ */
+export const PREPARED_PER_CONNECTION = 200;
+/** Statement texts whose name and kind this process remembers (least recently used forgotten: it only costs a hash). */
+const TEXTS_REMEMBERED = 2_000;
+
+/** The prepared statements of each pooled connection, least recently used first. */
+const preparedOn = new WeakMap<object, Map<string, true>>();
 /**
  * Every transaction's isolation level, set by its first statement. TypeORM's
  * `startTransaction(level)` sends START TRANSACTION and SET TRANSACTION ISOLATION LEVEL as two
@@ -56,6 +67,37 @@ export async function beginTransaction(runner: QueryRunner): Promise<void> {
     if (own) runner.query = query;
     else delete (runner as { query?: unknown }).query;
   }
+}
+
+type NamedClient = Pick<PoolClient, 'query'> & { connection?: { parsedStatements?: Record<string, string> } };
+
+/**
+ * Runs `sql` as the named statement `name` on `client`, keeping at most PREPARED_PER_CONNECTION
+ * statements prepared on that connection: before preparing one more, the least recently used is
+ * DEALLOCATEd and node-postgres is told it is gone (its per-connection record of parsed
+ * statements, which decides whether to send Parse again).
+ */
+async function runNamed(client: PoolClient, name: string, sql: string, params: unknown[]) {
+  const named = client as unknown as NamedClient;
+  let lru = preparedOn.get(client);
+  if (!lru) preparedOn.set(client, (lru = new Map()));
+  if (lru.delete(name)) lru.set(name, true);
+  else {
+    for (const victim of lru.keys()) {
+      if (lru.size < PREPARED_PER_CONNECTION) break;
+      try {
+        await named.query(`DEALLOCATE ${victim}`);
+      } catch (error) {
+        // 26000: not prepared after all (its Parse failed). Anything else (an aborted transaction):
+        // keep it for now, the statement below fails the same way.
+        if ((error as { code?: string }).code !== '26000') break;
+      }
+      lru.delete(victim);
+      if (named.connection?.parsedStatements) delete named.connection.parsedStatements[victim];
+    }
+    lru.set(name, true);
+  }
+  return client.query({ name, text: sql, values: params });
 }
 
 /**
@@ -96,24 +138,42 @@ export class UnitOfWork implements TransactionalEvents {
   async query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
     const ctx = this.storage.getStore();
     const statement = this.statement(sql);
-    if (ctx) return statement.name === null ? ctx.manager.query(sql, params) : this.prepared(ctx.runner, statement.name, sql, params);
-    if (statement.name === null || !statement.plainRead) return this.dataSource.manager.query(sql, params);
-    const result = await this.pool().query<T & object>({ name: statement.name, text: sql, values: params });
-    return result.rows;
+    if (ctx) return this.prepared(ctx.runner, statement.name, sql, params);
+    if (!statement.plainRead) return this.dataSource.manager.query(sql, params);
+    const client = await this.pool().connect();
+    // A connection lost while checked out reports an 'error' event; the pool's listener is off meanwhile.
+    const lost = () => undefined;
+    client.on('error', lost);
+    let failure: unknown;
+    try {
+      return (await runNamed(client, statement.name, sql, params)).rows;
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      client.off('error', lost);
+      // A connection that failed is dropped, not handed to the next query (as pool.query does).
+      client.release(failure instanceof Error && databaseFailure(failure) === 'unavailable' ? failure : undefined);
+    }
   }
 
   private readonly statements = new Map<string, Statement>();
   private pgPool?: Pool;
 
-  /** A text's prepared-statement name (the first MAX_PREPARED texts get one) and whether it only reads. */
+  /** A text's prepared-statement name (a hash of the text) and whether it only reads. */
   private statement(sql: string): Statement {
     const known = this.statements.get(sql);
-    if (known) return known;
-    const statement: Statement = { name: null, plainRead: PLAIN_SELECT.test(sql) && !NOT_PLAIN.test(sql) };
-    if (this.statements.size < MAX_PREPARED) {
-      statement.name = `uow_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-      this.statements.set(sql, statement);
+    if (known) {
+      this.statements.delete(sql);
+      this.statements.set(sql, known);
+      return known;
     }
+    const statement: Statement = {
+      name: `uow_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`,
+      plainRead: PLAIN_SELECT.test(sql) && !NOT_PLAIN.test(sql),
+    };
+    if (this.statements.size >= TEXTS_REMEMBERED) this.statements.delete(this.statements.keys().next().value!);
+    this.statements.set(sql, statement);
     return statement;
   }
 
@@ -121,7 +181,7 @@ export class UnitOfWork implements TransactionalEvents {
   private async prepared(runner: QueryRunner, name: string, sql: string, params: unknown[]): Promise<any> {
     if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
     const client = (await runner.connect()) as PoolClient;
-    const raw = await client.query({ name, text: sql, values: params });
+    const raw = await runNamed(client, name, sql, params);
     return raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows;
   }
 
@@ -146,9 +206,11 @@ export class UnitOfWork implements TransactionalEvents {
     if (this.storage.getStore()) return work();
     for (let attempt = 1; ; attempt++) {
       const runner = this.dataSource.createQueryRunner();
-      await runner.connect();
-      await beginTransaction(runner);
       try {
+        await runner.connect();
+        // Inside the try: a BEGIN that fails (a connection the server just closed) still gives
+        // the pooled connection back, or the pool would shrink by one for good.
+        await beginTransaction(runner);
         const ctx: TransactionContext = { runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [] };
         const result = await this.storage.run(ctx, work);
         await this.outbox.write(runner.manager, ctx.outbox);
@@ -156,7 +218,7 @@ export class UnitOfWork implements TransactionalEvents {
         for (const callback of ctx.committed) callback();
         return result;
       } catch (error) {
-        await runner.rollbackTransaction().catch(() => undefined);
+        if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
         const code = (error as { code?: string }).code;
         if (code && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
           this.logger.warn(`transaction retried after ${code} (attempt ${attempt})`);
@@ -164,7 +226,7 @@ export class UnitOfWork implements TransactionalEvents {
         }
         throw error;
       } finally {
-        await runner.release();
+        await runner.release().catch(() => undefined);
       }
     }
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool } from 'pg';
 import { RateLimiterAbstract, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
+import { timeoutOptions } from '../database/data-source';
 import { DATABASE_URL } from '../database/database.tokens';
 
 export interface RateLimitState {
@@ -166,6 +167,7 @@ export class RateLimitService implements OnModuleDestroy {
         application_name: 'receivables-rate-limit',
         // Never wait forever for a connection: a request fails (503) instead of hanging.
         connectionTimeoutMillis: 10_000,
+        ...timeoutOptions(this.config.dbTimeouts),
       });
       // An idle connection PostgreSQL closes (pg_terminate_backend, a restart, a failover) is
       // reported here; without a listener the pool's 'error' event would end the process. The

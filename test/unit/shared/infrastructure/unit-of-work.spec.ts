@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DomainEvent } from '../../../../src/shared/domain/aggregate-root';
-import { BEGIN_TRANSACTION, UnitOfWork } from '../../../../src/shared/infrastructure/database/unit-of-work';
+import { BEGIN_TRANSACTION, PREPARED_PER_CONNECTION, UnitOfWork } from '../../../../src/shared/infrastructure/database/unit-of-work';
 import { OutboxWriter } from '../../../../src/shared/infrastructure/outbox/outbox.writer';
 
 /**
@@ -9,8 +9,9 @@ import { OutboxWriter } from '../../../../src/shared/infrastructure/outbox/outbo
  * and every outbox write: what one transaction costs in round trips, and that buffering the
  * outbox loses, reorders or leaks nothing.
  */
-function setup(options: { failCommitOnce?: { code: string } } = {}) {
+function setup(options: { failCommitOnce?: { code: string }; failBegin?: Error } = {}) {
   const log: string[] = [];
+  const pool = { connected: 0, released: 0 };
   const written: DomainEvent[][] = [];
   const named: string[] = [];
   let failCommit = options.failCommitOnce;
@@ -20,18 +21,29 @@ function setup(options: { failCommitOnce?: { code: string } } = {}) {
     isReleased = false;
     // The pg client the transaction's named statements go to.
     client = {
-      query: async (q: { name: string; text: string }) => {
+      query: async (q: { name: string; text: string } | string) => {
+        if (typeof q === 'string') {
+          log.push(q); // DEALLOCATE
+          return { command: 'DEALLOCATE', rows: [], rowCount: null };
+        }
         log.push(q.text);
         named.push(q.name);
         return { command: q.text.split(' ')[0], rows: [{ n: 1 }], rowCount: 1 };
       },
     };
     async connect() {
+      if (!this.connected) pool.connected++;
+      this.connected = true;
       return this.client;
     }
-    async release() {}
+    connected = false;
+    async release() {
+      if (this.connected && !this.isReleased) pool.released++;
+      this.isReleased = true;
+    }
     async query(sql: string): Promise<unknown[]> {
       log.push(sql);
+      if (options.failBegin && sql.startsWith('START TRANSACTION')) throw options.failBegin;
       return [];
     }
     // What TypeORM's PostgresQueryRunner does at depth 0: START TRANSACTION, then SET … only if a level is given.
@@ -60,7 +72,7 @@ function setup(options: { failCommitOnce?: { code: string } } = {}) {
       log.push(`OUTBOX ${events.map((e) => e.type).join(',')}`);
     },
   } as unknown as OutboxWriter;
-  return { uow: new UnitOfWork(dataSource, outbox), log, written, named };
+  return { uow: new UnitOfWork(dataSource, outbox), log, written, named, pool };
 }
 
 const event = (type: string, id = 'pay_1'): DomainEvent => ({
@@ -94,6 +106,36 @@ describe('UnitOfWork', () => {
     expect(named[0]).toMatch(/^uow_[0-9a-f]{20}$/);
     expect(named[2]).toBe(named[0]); // one name per text: parsed and planned once per connection
     expect(named[1]).not.toBe(named[0]);
+  });
+
+  it('gives the connection back to the pool when BEGIN fails (it leaked before)', async () => {
+    const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const { uow, pool } = setup({ failBegin: terminated });
+    let ran = false;
+    await expect(uow.run(async () => (ran = true))).rejects.toBe(terminated);
+    expect(ran).toBe(false);
+    expect(pool).toEqual({ connected: 1, released: 1 });
+  });
+
+  it('keeps at most PREPARED_PER_CONNECTION statements prepared per connection, DEALLOCATing the least recently used', async () => {
+    const { uow, named, log } = setup();
+    const hot = 'SELECT hot FROM t WHERE id = $1';
+    await uow.run(async () => {
+      for (let i = 0; i < PREPARED_PER_CONNECTION + 50; i++) {
+        await uow.query(`SELECT ${i} FROM t WHERE id = $1`, [i]);
+        await uow.query(hot, [i]); // used all along: never evicted
+      }
+    });
+    const deallocated = log.filter((sql) => sql.startsWith('DEALLOCATE ')).map((sql) => sql.slice('DEALLOCATE '.length));
+    // Every text got a name (not only the first ones), 251 distinct; the oldest cold ones were let go.
+    expect(new Set(named).size).toBe(PREPARED_PER_CONNECTION + 51);
+    expect(deallocated).toHaveLength(51);
+    expect(new Set(deallocated).size).toBe(51);
+    expect(deallocated).not.toContain(named[1]); // the hot one
+    expect(deallocated[0]).toBe(named[0]); // the least recently used first
+    // What stays prepared never exceeds the bound.
+    const live = new Set(named.filter((n) => !deallocated.includes(n)));
+    expect(live.size).toBe(PREPARED_PER_CONNECTION);
   });
 
   it('writes all events of a transaction to the outbox in one statement, in publication order, just before commit', async () => {
