@@ -21,7 +21,7 @@ export interface SettingsChanges {
 /** A mistake in how the CLI was called (exit code 2), as opposed to a failed command (1). */
 export class UsageError extends Error {}
 
-export const USAGE = `Usage: npm run cli -- <command> [options]
+export const USAGE = `Usage: npm run -s cli -- <command> [options]   (-s: no npm banner before the output)
 
 Commands:
   migrate                                  apply pending database migrations
@@ -40,7 +40,7 @@ Commands:
 Options:
   --scopes       space- or comma-separated subset of the scopes (default: all)
   --rate-limit   requests per window for this client (default: RATE_LIMIT_REQUESTS)
-  --json         print the result as one JSON object
+  --json         print the result as one JSON object (with npm run -s, stdout is only that)
   -h, --help     show this help
 
 Database: DATABASE_URL when set, otherwise the embedded PostgreSQL in DATA_DIR (./.data),

@@ -1,7 +1,7 @@
 import { CliCommand, parseArgs, USAGE, UsageError } from './args';
 
 /**
- * Provisioning CLI (`npm run cli -- ...`). Arguments are checked before anything heavy loads,
+ * Provisioning CLI (`npm run -s cli -- ...`). Arguments are checked before anything heavy loads,
  * so --help and usage errors answer at once; commands run in ./commands. Results go to
  * stdout (one JSON object with --json), progress and errors to stderr, one line each.
  * Exit codes: 0 success, 1 the command failed, 2 usage error.
