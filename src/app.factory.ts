@@ -18,6 +18,7 @@ import { clientErrorHandler, frameworkErrors } from './shared/http/framework-err
 import { parseJsonBody } from './shared/http/json-body';
 import { ValidationError } from './shared/domain/domain-error';
 import { StreamedBody } from './shared/http/streamed-body';
+import { StartupQuietLogger } from './shared/infrastructure/logging/startup-quiet.logger';
 
 export const API_PREFIX = 'api/v1';
 
@@ -66,7 +67,8 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
     // Our own parsers below: JSON with depth, size, text and exact-number checks (json-body.ts).
     bodyParser: false,
   });
-  app.useLogger(app.get(Logger));
+  // Nest's module and route lines at debug (StartupQuietLogger): the banner is the first thing to read.
+  app.useLogger(new StartupQuietLogger(app.get(Logger)));
 
   const fastify = app.getHttpAdapter().getInstance();
   // JSON.stringify, except that a figure beyond 2^53 (a bigint) is written as its exact digits.
