@@ -53,9 +53,9 @@ describe("npm's output (issue 11 item 6)", () => {
     expect(res.stdout.trim().split('\n')).toHaveLength(1);
   });
 
-  it('the README shows every --json call of the CLI with npm run -s', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const calls = readme.split('\n').filter((line) => /npm run\b.*\bcli\b.*--json/.test(line));
+  it.each(['README.md', 'docs/api.md'])('%s shows every --json call of the CLI with npm run -s', (file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const calls = text.split('\n').filter((line) => /npm run\b.*\bcli\b.*--json/.test(line));
     expect(calls.length).toBeGreaterThan(0);
     for (const line of calls) expect(line).toMatch(/npm run (-s|--silent) cli/);
   });
