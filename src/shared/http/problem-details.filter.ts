@@ -97,7 +97,9 @@ export function toProblem(error: unknown, requestId: string, scoped = false): { 
 }
 
 function describe(error: unknown): string {
-  const e = error as { code?: string; message?: string; driverError?: { code?: string; message?: string } };
+  // An AggregateError (every address of a host refused) has an empty message of its own.
+  const inner = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error;
+  const e = inner as { code?: string; message?: string; driverError?: { code?: string; message?: string } };
   const code = e?.code ?? e?.driverError?.code;
   return `${code ? `${code}: ` : ''}${e?.message ?? String(error)}`;
 }

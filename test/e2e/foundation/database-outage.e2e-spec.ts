@@ -177,6 +177,9 @@ describe('database outage (issue 11 item 1)', () => {
       }
       for (const a of during) expect(a.status).toBe(503);
       expectSuccessOr503(during);
+      // Readiness says the database is down; liveness stays up (nothing to restart).
+      expect((await call(base, '/health/ready')).status).toBe(503);
+      expect((await call(base, '/health')).status).toBe(200);
       expect(child.exitCode).toBeNull();
 
       // Up again on the same port.
