@@ -165,6 +165,8 @@ describe('database outage (issue 11 item 1)', () => {
           ),
         ).then((r) => r.rows.map((row) => row.application_name));
       await waitUntil(async () => (await listeners()).includes('receivables-api:webhook-listener'), 20_000, 'the relay LISTENing');
+      // Every LISTEN connection the application has open now (the relay's, the caches' it has used).
+      const listening = await listeners();
 
       // Down: the helper process holds the cluster's only lease, so letting go stops it (fast shutdown).
       await stopPg();
@@ -185,8 +187,11 @@ describe('database outage (issue 11 item 1)', () => {
       // Up again on the same port.
       expect(await startPg()).toBe(url);
       await waitUntil(async () => (await call(base, '/api/v1/customers', bearer)).status === 200, 30_000, 'a success after the restart');
-      // The relay's LISTEN connection is back (it reconnects with backoff).
-      await waitUntil(async () => (await listeners()).includes('receivables-api:webhook-listener'), 40_000, 'the relay LISTENing again');
+      // Each LISTEN connection is back (they reconnect with backoff and LISTEN again).
+      await waitUntil(async () => {
+        const now = await listeners();
+        return listening.every((name) => now.includes(name));
+      }, 40_000, `${listening.join(', ')} LISTENing again`);
       expect(child.exitCode).toBeNull();
     }, 150_000);
   });
