@@ -24,6 +24,11 @@ BEGIN
   EXECUTE format('GRANT CONNECT, TEMPORARY ON DATABASE %I TO receivables_app', current_database());
   -- Unqualified names resolve to its own schema only, never to public.
   EXECUTE format('ALTER ROLE receivables_app IN DATABASE %I SET search_path = receivables_app', current_database());
+  -- A session of this role left idle inside a transaction (psql, a tool) is closed after a
+  -- minute instead of holding its locks. The service's own pools set it and their statement and
+  -- lock timeouts per connection (docs/adr/0030); statement and lock timeouts are not set for the
+  -- role, so migrations, which run as it, keep no limit.
+  EXECUTE format('ALTER ROLE receivables_app IN DATABASE %I SET idle_in_transaction_session_timeout = %L', current_database(), '60s');
 END
 $$;
 

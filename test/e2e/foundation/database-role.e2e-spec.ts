@@ -79,6 +79,15 @@ describe('the compose database role: not a superuser, owns only its schema', () 
     expect(row).toEqual({ rolsuper: false, rolcreatedb: false, rolcreaterole: false, rolreplication: false, rolbypassrls: false, rolcanlogin: true });
   });
 
+  it("closes the role's sessions left idle in a transaction (idle_in_transaction_session_timeout 60 s), with no statement limit for migrations", async () => {
+    const [row] = (
+      await withClient(appUrl, (app) =>
+        app.query(`SELECT current_setting('idle_in_transaction_session_timeout') AS idle, current_setting('statement_timeout') AS statement`),
+      )
+    ).rows;
+    expect(row).toEqual({ idle: '1min', statement: '0' });
+  });
+
   it('runs every migration as that role, and everything they create is its own, in its schema', async () => {
     await migrate(appUrl, () => undefined);
     await withClient(appUrl, async (app) => {
