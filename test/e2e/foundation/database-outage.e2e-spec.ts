@@ -174,8 +174,9 @@ describe('database outage (issue 11 item 1)', () => {
       for (let i = 0; i < 5; i++) {
         const started = Date.now();
         during.push(await call(base, '/api/v1/customers', bearer));
-        // Fail fast: a refused connection is not waited on (the pool's connection timeout is 10 s).
-        expect(Date.now() - started).toBeLessThan(5_000);
+        // Fail fast: a refused connection is not waited on (the pools' connection timeout is
+        // 10 s; the margin below it is for a loaded machine).
+        expect(Date.now() - started).toBeLessThan(8_000);
       }
       for (const a of during) expect(a.status).toBe(503);
       expectSuccessOr503(during);
