@@ -111,6 +111,16 @@ class LiveFlowTest(unittest.TestCase):
             [0, 60000, 22345, 60000 - 22345],
         )
 
+        csv = b"date,amount,currency,reference,payer_name,payer_account,bank_entry_id\n2026-11-26,50.00,USD,INV-none,GLOBEX,DE89370400440532013000,PY-1\n"
+        imported = client.import_bank_statement(csv, "csv")
+        self.assertTrue(imported["id"].startswith("bst_"))
+        done = imported
+        deadline = time.time() + 15
+        while done["status"] != "completed" and time.time() < deadline:
+            time.sleep(0.05)  # polling the import's status, with a deadline
+            done = client.get("/bank-statements/{id}", path_params={"id": imported["id"]})
+        self.assertEqual((done["status"], done["payments_created"]), ("completed", 1))
+
         deadline = time.time() + 20
         matched: List[Tuple[Dict[str, str], bytes]] = []
         while time.time() < deadline:

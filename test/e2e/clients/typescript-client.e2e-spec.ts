@@ -97,6 +97,17 @@ describe('TypeScript client against the service', () => {
     const statement = await client.get('/customers/{id}/statement', { path: { id: customer.id }, query: { from: '2026-11-01' } });
     expect(statement).toMatchObject({ opening_balance: 0, total_debits: 60000, total_credits: 22345, closing_balance: 60000 - 22345 });
 
+    // A bank file as the bank sent it: 202, then a payment per credit in the background
+    const csv = 'date,amount,currency,reference,payer_name,payer_account,bank_entry_id\n2026-11-26,50.00,USD,INV-none,GLOBEX,DE89370400440532013000,TS-1\n';
+    const imported = await client.importBankStatement(csv, 'csv');
+    expect(imported).toMatchObject({ id: expect.stringMatching(/^bst_/), format: 'csv' });
+    let done = imported;
+    for (const end = Date.now() + 15_000; done.status !== 'completed' && Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, 50)); // polling the import's status, with a deadline
+      done = await client.get('/bank-statements/{id}', { path: { id: imported.id } });
+    }
+    expect(done).toMatchObject({ status: 'completed', payments_created: 1 });
+
     // A delivery, verified with the helper over the exact bytes received
     const [delivery] = await receiver.waitFor((r) => r.some((x) => x.path === '/ts' && x.event.type === 'payment.matched'), 15_000, 'payment.matched').then((r) =>
       r.filter((x) => x.path === '/ts' && x.event.type === 'payment.matched'),
