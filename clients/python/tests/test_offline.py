@@ -97,6 +97,17 @@ class OfflineTest(unittest.TestCase):
         self.assertEqual(transport.token_requests, 2)
         self.assertEqual(transport.requests[-1].get_header("Authorization"), "Bearer t2")
 
+    def test_a_401_fetches_a_new_token_once(self) -> None:
+        transport = Transport([http_error(401, {"status": 401, "code": "unauthorized"}), FakeResponse(200, {"data": []})])
+        self.assertEqual(self.client(transport, []).get("/customers"), {"data": []})
+        self.assertEqual(transport.token_requests, 2)
+        self.assertEqual([r.get_header("Authorization") for r in transport.requests], ["Bearer t1", "Bearer t2"])
+        transport = Transport([http_error(401, {"status": 401, "code": "unauthorized"})] * 2)
+        with self.assertRaises(ProblemError) as e:
+            self.client(transport, []).get("/customers")
+        self.assertEqual(e.exception.status, 401)
+        self.assertEqual(len(transport.requests), 2)
+
     def test_pages_follow_next_cursor(self) -> None:
         transport = Transport([
             FakeResponse(200, {"data": [1, 2], "has_more": True, "next_cursor": "c2"}),

@@ -154,6 +154,28 @@ describe('TypeScript client against the service', () => {
     expect(attempts).toBe(2);
   });
 
+  it('a 401 (token revoked or expired early) fetches a new token and repeats the call once', async () => {
+    const seen: string[] = [];
+    let rejected = 0;
+    let tokenRequests = 0;
+    const revoking: typeof fetch = async (input, init) => {
+      if (String(input).endsWith('/auth/token')) tokenRequests++;
+      else {
+        seen.push(new Headers(init?.headers).get('authorization')!);
+        if (rejected++ === 0) return new Response('{"status":401,"code":"unauthorized","title":"Unauthorized","detail":"revoked"}', { status: 401, headers: { 'content-type': 'application/problem+json' } });
+      }
+      return fetch(input, init);
+    };
+    const c = new ReceivablesClient({ baseUrl: app.baseUrl, clientId: tenant.client_id, clientSecret: tenant.client_secret, fetch: revoking });
+    await c.get('/customers');
+    expect(seen).toHaveLength(2);
+    expect(tokenRequests).toBe(2); // the cached token was dropped and a new one fetched
+    const always401: typeof fetch = async (input, init) =>
+      String(input).endsWith('/auth/token') ? fetch(input, init) : new Response('{"status":401,"code":"unauthorized"}', { status: 401, headers: { 'content-type': 'application/problem+json' } });
+    const d = new ReceivablesClient({ baseUrl: app.baseUrl, clientId: tenant.client_id, clientSecret: tenant.client_secret, fetch: always401 });
+    await expect(d.get('/customers')).rejects.toMatchObject({ status: 401, code: 'unauthorized' });
+  });
+
   it('refreshes the token shortly before it expires', async () => {
     let tokenRequests = 0;
     const counting: typeof fetch = async (input, init) => {
