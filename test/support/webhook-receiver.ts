@@ -64,7 +64,7 @@ export class WebhookReceiver {
   }
 
   /** Resolves once `predicate` holds for what was received; rejects after `timeoutMs`. */
-  async waitFor(predicate: (received: ReceivedWebhook[]) => boolean, timeoutMs = 5_000, what = 'webhooks'): Promise<ReceivedWebhook[]> {
+  async waitFor(predicate: (received: ReceivedWebhook[]) => boolean, timeoutMs = 20_000, what = 'webhooks'): Promise<ReceivedWebhook[]> {
     if (predicate(this.received)) return this.received;
     return new Promise((resolve, reject) => {
       const check = () => {
@@ -85,7 +85,7 @@ export class WebhookReceiver {
   }
 
   /** Waits for `count` requests on `path`. */
-  waitForCount(path: string, count: number, timeoutMs = 5_000): Promise<ReceivedWebhook[]> {
+  waitForCount(path: string, count: number, timeoutMs = 20_000): Promise<ReceivedWebhook[]> {
     return this.waitFor(() => this.at(path).length >= count, timeoutMs, `${count} request(s) on ${path}`).then(() => this.at(path));
   }
 

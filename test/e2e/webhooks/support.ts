@@ -44,7 +44,7 @@ export async function deliveries(app: TestApp, tenant: TestTenant, endpointId: s
   return res.body.data;
 }
 
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
