@@ -1,4 +1,5 @@
 import { ChildProcess } from 'node:child_process';
+import { Client } from 'pg';
 import { TestApp, TestTenant } from '../../support/test-app';
 import { killHard, spawnApp } from '../webhooks/support';
 import { expectCountsAddUp, postFile } from './support';
@@ -42,17 +43,39 @@ describe('bank import: crash mid-file', () => {
     expect(posted.status).toBe(202);
     const id = posted.body.id;
 
-    const first = await spawnApp(app.databaseUrl, workerEnv, 120_000);
-    children.push(first.child);
-    const midway = await until('the first worker to be halfway', async () => {
-      const s = await statement(id);
-      return s.entries_processed >= 60 ? s : undefined;
-    });
-    await killHard(first.child);
+    // The first worker is stopped midway by a row lock, not by luck: this connection holds the
+    // 301st entry, so the worker's group that records it waits there (with the payments of that
+    // group written, uncommitted) until it is killed. A busy machine cannot let it finish first.
+    const holder = new Client({ connectionString: app.databaseUrl });
+    await holder.connect();
+    let midway: { entries_processed: number; status: string };
+    try {
+      await holder.query('BEGIN');
+      const [{ pid }] = (await holder.query(`SELECT pg_backend_pid() AS pid`)).rows;
+      // (The row by its key: FOR UPDATE with OFFSET would lock every row it skips too.)
+      const held = await holder.query(
+        `SELECT position FROM bank_statement_entries WHERE tenant_id = $1 AND statement_id = $2
+            AND position = (SELECT position FROM bank_statement_entries WHERE tenant_id = $1 AND statement_id = $2 ORDER BY position OFFSET 300 LIMIT 1)
+            FOR UPDATE`,
+        [tenant.tenant_id, id],
+      );
+      expect(held.rowCount).toBe(1);
+
+      const first = await spawnApp(app.databaseUrl, workerEnv, 120_000);
+      children.push(first.child);
+      await until('the first worker to wait on the held entry', async () => {
+        const blocked = await app.query(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [pid]);
+        return blocked.length > 0 ? true : undefined;
+      });
+      midway = await statement(id);
+      await killHard(first.child);
+    } finally {
+      await holder.end(); // rolls back; the killed worker's transaction can only roll back too
+    }
     const atKill = await statement(id);
     expect(atKill.status).toBe('processing');
     expect(atKill.entries_processed).toBeLessThan(600);
-    expect(midway.entries_processed).toBeGreaterThan(0);
+    expect(midway.entries_processed).toBeGreaterThanOrEqual(60);
 
     const second = await spawnApp(app.databaseUrl, workerEnv, 120_000);
     children.push(second.child);
