@@ -15,9 +15,6 @@ process.env.WEBHOOK_RELAY_POLL_MS = String(POLL_MS);
 process.env.WEBHOOK_RELAY_SHUTDOWN_GRACE_MS = '300';
 const COALESCE_MS = Number((process.env.WEBHOOK_RELAY_COALESCE_MS ??= '200'));
 
-// Generous: a second instance starts in one test, and the waits below are deadlines, not durations.
-jest.setTimeout(120_000);
-
 describe('webhook relay lifecycle', () => {
   let app: TestApp;
   let receiver: WebhookReceiver;
