@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { FixedClock } from '../../../src/shared/domain/clock';
+import { TenantSettingsCache } from '../../../src/modules/settings/infrastructure/tenant-settings.cache';
 import { UnitOfWork } from '../../../src/shared/infrastructure/database/unit-of-work';
 import { TestApp, TestTenant } from '../../support/test-app';
 import { Receivables } from './support';
@@ -43,10 +44,25 @@ describe('POST /payments: database round trips', () => {
     return (m ? `${m[1] ? 'WITH ' : ''}${m[2]}` : s.slice(0, 40)).replace(/^\(/, '');
   };
 
+  /**
+   * The tenant-settings cache connects its LISTEN connection on first use and trusts nothing until
+   * it is up (every request reads tenant_settings meanwhile); a busy machine can take longer to
+   * connect than the requests before the measured one. Wait for it instead of hoping.
+   */
+  const settingsListening = () => {
+    const cache = app.app.get(TenantSettingsCache) as unknown as { listener: { connected: boolean } | null };
+    return cache.listener?.connected === true;
+  };
+
   it('an exact-amount match: the statements of its transaction and the reads for its answer', async () => {
     const c = await r.customer();
     const inv = await r.invoice(c.id, 10_000);
-    await r.payment({ customer_id: c.id, amount: 1, auto_match: 'none' }); // warms the client and rate-limit caches
+    const deadline = Date.now() + 30_000;
+    while (!settingsListening()) {
+      if (Date.now() > deadline) throw new Error('the tenant-settings listener never connected');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await r.payment({ customer_id: c.id, amount: 1, auto_match: 'none' }); // warms the client, rate-limit and settings caches
     sent.length = 0;
     named.length = 0;
     const res = await r.payment({ customer_id: c.id, amount: 10_000 });
