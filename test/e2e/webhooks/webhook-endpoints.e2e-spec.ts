@@ -240,7 +240,7 @@ describe('webhook endpoints API', () => {
   });
 });
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not met in time');

@@ -35,7 +35,7 @@ describe('every event type arrives signed', () => {
   }
 
   const received = (type: string, objectId: string) =>
-    receiver.waitFor((all) => all.some((r) => r.event.type === type && r.event.data.object.id === objectId), 5_000, `${type} for ${objectId}`)
+    receiver.waitFor((all) => all.some((r) => r.event.type === type && r.event.data.object.id === objectId), 20_000, `${type} for ${objectId}`)
       .then((all) => all.filter((r) => r.event.type === type && r.event.data.object.id === objectId));
 
   function verified(requests: ReceivedWebhook[]): ReceivedWebhook {

@@ -48,7 +48,7 @@ describe('two service instances on one database', () => {
     await receiver.waitFor((r) => r.length >= expected, 20_000, `${expected} requests`);
     await waitUntil(
       async () => (await one.query(`SELECT 1 FROM webhook_deliveries WHERE tenant_id = $1 AND status = 'succeeded'`, [tenant.tenant_id])).length === ids.length * paths.length,
-      5_000,
+      20_000,
     );
     await new Promise((r) => setTimeout(r, 300));
 

@@ -65,7 +65,7 @@ describe('webhook URL guard (private URLs not allowed)', () => {
     }
     await emitEvent(app, tenant.tenant_id, 'invoice.created');
     for (const suffix of ['a', 'b', 'c']) {
-      await waitUntil(async () => (await deliveries(app, tenant, id.slice(0, -1) + suffix))[0]?.status === 'failed', 4_000);
+      await waitUntil(async () => (await deliveries(app, tenant, id.slice(0, -1) + suffix))[0]?.status === 'failed', 20_000);
     }
     const [a] = await deliveries(app, tenant, id.slice(0, -1) + 'a');
     const [b] = await deliveries(app, tenant, id.slice(0, -1) + 'b');
