@@ -61,7 +61,7 @@ export function expectSigned(requests: ReturnType<WebhookReceiver['at']>, secret
 }
 
 /** The application in a child process (test/support/app-process.js) on an existing database. */
-export async function spawnApp(databaseUrl: string, env: Record<string, string>, startTimeoutMs = 20_000): Promise<{ child: ChildProcess; port: number }> {
+export async function spawnApp(databaseUrl: string, env: Record<string, string>, startTimeoutMs = 120_000): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [join(__dirname, '..', '..', 'support', 'app-process.js')], {
     env: { ...process.env, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
