@@ -1,7 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { IncomingHttpHeaders } from 'node:http';
 import { parse as parseForm } from 'node:querystring';
@@ -16,6 +16,7 @@ import { registerSecurityHeaders } from './shared/http/security-headers';
 import { toJson } from './shared/http/json-reply';
 import { clientErrorHandler, frameworkErrors } from './shared/http/framework-errors';
 import { parseJsonBody } from './shared/http/json-body';
+import { buildOpenApiDocument, swaggerUiOptions } from './shared/http/openapi';
 import { ValidationError } from './shared/domain/domain-error';
 import { StreamedBody } from './shared/http/streamed-body';
 import { StartupQuietLogger } from './shared/infrastructure/logging/startup-quiet.logger';
@@ -124,22 +125,6 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
   });
   app.useGlobalPipes(createValidationPipe());
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Receivables API')
-      .setDescription(
-        'Invoices, payments, automatic cash application, credit and aging, statements and signed webhooks. ' +
-          'Money is an integer in minor units; errors are RFC 9457 problem+json.',
-      )
-      .setVersion(options.config.version)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-      .addOAuth2({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: `/${API_PREFIX}/auth/token`, scopes: {} } } })
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, {
-    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
-    useGlobalPrefix: false,
-  });
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app, { version: options.config.version, prefix: API_PREFIX }), swaggerUiOptions(API_PREFIX));
   return app;
 }

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { STATUS_BY_CODE } from './problem';
 
 /**
@@ -24,14 +24,9 @@ export class ProblemResponse {
 }
 
 /**
- * On a controller whose routes need a bearer token: the security scheme and the errors every such
- * route can answer (no or bad token, missing scope, rate limit), documented once.
+ * On a controller whose routes need a bearer token. The errors every such route can answer (no
+ * or bad token, missing scope, rate limit) are added to each operation by shared/http/openapi.ts.
  */
 export function ApiAuthenticated(): ClassDecorator {
-  return applyDecorators(
-    ApiBearerAuth(),
-    ApiResponse({ status: 401, type: ProblemResponse, description: 'Missing, invalid, expired or revoked token' }),
-    ApiResponse({ status: 403, type: ProblemResponse, description: 'The token lacks the scope' }),
-    ApiResponse({ status: 429, type: ProblemResponse, description: 'Rate limited' }),
-  );
+  return applyDecorators(ApiBearerAuth());
 }

@@ -6,22 +6,22 @@ import { IsMetadata } from '../../../shared/http/metadata.validator';
 import { IsAmount } from '../../../shared/http/request-bounds';
 
 export class BillingAddressRequest {
-  @ApiPropertyOptional({ example: '1 Main Street', nullable: true }) @IsOptional() @IsString() line1?: string | null;
-  @ApiPropertyOptional({ example: 'Suite 200', nullable: true }) @IsOptional() @IsString() line2?: string | null;
-  @ApiPropertyOptional({ example: 'Springfield', nullable: true }) @IsOptional() @IsString() city?: string | null;
-  @ApiPropertyOptional({ example: 'IL', nullable: true }) @IsOptional() @IsString() region?: string | null;
-  @ApiPropertyOptional({ example: '62701', nullable: true }) @IsOptional() @IsString() postal_code?: string | null;
-  @ApiPropertyOptional({ example: 'US', description: 'ISO 3166-1 alpha-2', nullable: true }) @IsOptional() @IsString() country?: string | null;
+  @ApiPropertyOptional({ type: String, example: '1 Main Street', nullable: true }) @IsOptional() @IsString() line1?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'Suite 200', nullable: true }) @IsOptional() @IsString() line2?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'Springfield', nullable: true }) @IsOptional() @IsString() city?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'IL', nullable: true }) @IsOptional() @IsString() region?: string | null;
+  @ApiPropertyOptional({ type: String, example: '62701', nullable: true }) @IsOptional() @IsString() postal_code?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'US', description: 'ISO 3166-1 alpha-2', nullable: true }) @IsOptional() @IsString() country?: string | null;
 }
 
 export class CreateCustomerRequest {
   @ApiProperty({ example: 'Acme Corp', maxLength: 200 }) @IsString() name: string;
-  @ApiPropertyOptional({ example: 'ap@acme.example', nullable: true }) @IsOptional() @IsString() email?: string | null;
-  @ApiPropertyOptional({ example: 'CRM-1042', nullable: true, description: 'Your own id; unique per tenant (409 otherwise).' })
+  @ApiPropertyOptional({ type: String, example: 'ap@acme.example', nullable: true }) @IsOptional() @IsString() email?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'CRM-1042', nullable: true, description: 'Your own id; unique per tenant (409 otherwise).' })
   @IsOptional()
   @IsString()
   external_id?: string | null;
-  @ApiPropertyOptional({ example: '+1 555 0100', nullable: true }) @IsOptional() @IsString() phone?: string | null;
+  @ApiPropertyOptional({ type: String, example: '+1 555 0100', nullable: true }) @IsOptional() @IsString() phone?: string | null;
   @ApiPropertyOptional({ type: BillingAddressRequest, nullable: true })
   @IsOptional()
   @ValidateNested()
@@ -31,7 +31,7 @@ export class CreateCustomerRequest {
   @IsString()
   currency: string;
   @ApiPropertyOptional({ example: 30, default: 30, minimum: 0, maximum: 365 }) @IsOptional() @IsInt() payment_terms_days?: number;
-  @ApiPropertyOptional({ example: 500000, nullable: true, maximum: MAX_AMOUNT, description: 'Minor units; null = no limit.' })
+  @ApiPropertyOptional({ type: 'integer', example: 500000, nullable: true, maximum: MAX_AMOUNT, description: 'Minor units; null = no limit.' })
   @IsOptional()
   @IsAmount()
   credit_limit?: number | null;

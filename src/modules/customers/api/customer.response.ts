@@ -59,7 +59,7 @@ export class ArSummaryResponse {
   @ApiProperty({ example: 75000 }) overdue_amount: number;
   @ApiProperty({ example: 3 }) open_invoice_count: number;
   @ApiProperty({ example: 1 }) overdue_invoice_count: number;
-  @ApiProperty({ example: 27.5, nullable: true, type: Number, description: 'Mean days from issue date to the date paid, over paid invoices' })
+  @ApiProperty({ example: 27.5, nullable: true, type: Number, format: 'double', description: 'Mean days from issue date to the date paid, over paid invoices' })
   average_days_to_pay: number | null;
   @ApiProperty({ type: LastPaymentResponse, nullable: true }) last_payment: LastPaymentResponse | null;
 }

@@ -15,13 +15,13 @@ export class LineItemRequest {
   @IsString()
   id?: string;
   @ApiProperty({ example: 'Consulting, January', maxLength: 500 }) @IsString() description: string;
-  @ApiProperty({ example: 1.5, description: '> 0, at most 4 decimal places (computed exactly)' }) @IsNumber() quantity: number;
+  @ApiProperty({ type: Number, format: 'double', example: 1.5, description: '> 0, at most 4 decimal places (computed exactly)' }) @IsNumber() quantity: number;
   @ApiProperty({ example: 10000, maximum: MAX_AMOUNT, description: 'Price per unit in minor units' }) @IsAmount() unit_amount: number;
   @ApiPropertyOptional({ example: 500, default: 0, maximum: MAX_AMOUNT, description: 'Minor units, at most round_half_up(quantity × unit_amount)' })
   @IsOptional()
   @IsAmount()
   discount_amount?: number;
-  @ApiPropertyOptional({ example: 8.25, default: 0, description: 'Percent, 0–100, at most 4 decimal places' })
+  @ApiPropertyOptional({ type: Number, format: 'double', example: 8.25, default: 0, description: 'Percent, 0–100, at most 4 decimal places' })
   @IsOptional()
   @IsNumber()
   tax_rate?: number;
@@ -30,12 +30,12 @@ export class LineItemRequest {
 }
 
 export class BillingAddressInput {
-  @IsOptional() @IsString() @ApiPropertyOptional({ nullable: true }) line1?: string | null;
-  @IsOptional() @IsString() @ApiPropertyOptional({ nullable: true }) line2?: string | null;
-  @IsOptional() @IsString() @ApiPropertyOptional({ nullable: true }) city?: string | null;
-  @IsOptional() @IsString() @ApiPropertyOptional({ nullable: true }) region?: string | null;
-  @IsOptional() @IsString() @ApiPropertyOptional({ nullable: true }) postal_code?: string | null;
-  @IsOptional() @IsString() @ApiPropertyOptional({ nullable: true, example: 'US' }) country?: string | null;
+  @IsOptional() @IsString() @ApiPropertyOptional({ type: String, nullable: true }) line1?: string | null;
+  @IsOptional() @IsString() @ApiPropertyOptional({ type: String, nullable: true }) line2?: string | null;
+  @IsOptional() @IsString() @ApiPropertyOptional({ type: String, nullable: true }) city?: string | null;
+  @IsOptional() @IsString() @ApiPropertyOptional({ type: String, nullable: true }) region?: string | null;
+  @IsOptional() @IsString() @ApiPropertyOptional({ type: String, nullable: true }) postal_code?: string | null;
+  @IsOptional() @IsString() @ApiPropertyOptional({ type: String, nullable: true, example: 'US' }) country?: string | null;
 }
 
 /** A customer matched by id, then external_id, then email (case-insensitive); created from these fields when none matches. */
@@ -52,7 +52,7 @@ export class InvoiceCustomerRequest {
   billing_address?: BillingAddressInput;
   @ApiPropertyOptional({ example: 'usd', description: "Defaults to the invoice's currency" }) @IsOptional() @IsString() currency?: string;
   @ApiPropertyOptional({ example: 30 }) @IsOptional() @IsInt() payment_terms_days?: number;
-  @ApiPropertyOptional({ example: 500000, nullable: true, maximum: MAX_AMOUNT }) @IsOptional() @IsAmount() credit_limit?: number | null;
+  @ApiPropertyOptional({ type: 'integer', example: 500000, nullable: true, maximum: MAX_AMOUNT }) @IsOptional() @IsAmount() credit_limit?: number | null;
   @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() credit_hold?: boolean;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsMetadata() metadata?: Record<string, unknown>;
 }
@@ -99,8 +99,8 @@ export class CreateInvoiceRequest extends ReadOnlyInvoiceFields {
   @IsOptional()
   @IsString()
   due_date?: string;
-  @ApiPropertyOptional({ example: 'PO-7781', nullable: true }) @IsOptional() @IsString() po_number?: string | null;
-  @ApiPropertyOptional({ example: 'Thank you for your business.', nullable: true }) @IsOptional() @IsString() memo?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'PO-7781', nullable: true }) @IsOptional() @IsString() po_number?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'Thank you for your business.', nullable: true }) @IsOptional() @IsString() memo?: string | null;
   @ApiProperty({ type: [LineItemRequest] })
   @IsArray()
   @ArrayMinSize(1)
@@ -131,8 +131,8 @@ export class UpdateInvoiceRequest extends ReadOnlyInvoiceFields {
   @ApiPropertyOptional({ description: "draft only; must equal the customer's currency" }) @IsOptional() @IsString() currency?: string;
   @ApiPropertyOptional({ description: 'draft only', example: '2026-01-05' }) @IsOptional() @IsString() issue_date?: string;
   @ApiPropertyOptional({ description: 'draft, open, partially_paid', example: '2026-02-15' }) @IsOptional() @IsString() due_date?: string;
-  @ApiPropertyOptional({ nullable: true, description: 'draft, open, partially_paid' }) @IsOptional() @IsString() po_number?: string | null;
-  @ApiPropertyOptional({ nullable: true, description: 'any status' }) @IsOptional() @IsString() memo?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'draft, open, partially_paid' }) @IsOptional() @IsString() po_number?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'any status' }) @IsOptional() @IsString() memo?: string | null;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'any status; replaces the whole object' })
   @IsOptional()
   @IsMetadata()

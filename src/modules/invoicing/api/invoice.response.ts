@@ -11,10 +11,10 @@ export class InvoiceCustomerResponse {
 export class LineItemResponse {
   @ApiProperty({ example: 'li_01jc9x7m3ef0ab6yr2t0n4q8ze' }) id: string;
   @ApiProperty({ example: 'Consulting, January' }) description: string;
-  @ApiProperty({ example: 1.5 }) quantity: number;
+  @ApiProperty({ type: Number, format: 'double', example: 1.5 }) quantity: number;
   @ApiProperty({ example: 10000 }) unit_amount: number;
   @ApiProperty({ example: 500 }) discount_amount: number;
-  @ApiProperty({ example: 8.25 }) tax_rate: number;
+  @ApiProperty({ type: Number, format: 'double', example: 8.25 }) tax_rate: number;
   @ApiProperty({ example: 14500, description: 'round_half_up(quantity × unit_amount) − discount_amount' }) amount: number;
   @ApiProperty({ example: 1196, description: 'round_half_up(amount × tax_rate / 100)' }) tax_amount: number;
 }

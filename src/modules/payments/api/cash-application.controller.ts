@@ -24,7 +24,7 @@ export class CashApplicationStatsResponse {
   @ApiProperty({ example: '2026-11-30' }) to: string;
   @ApiProperty({ example: 1000, description: 'Payments recorded in the period that automatic matching looked at' }) payments: number;
   @ApiProperty({ example: 870, description: 'Applied by the rules alone (matched or partial by an automatic rule)' }) straight_through: number;
-  @ApiProperty({ example: 0.87, minimum: 0, maximum: 1 }) straight_through_rate: number;
+  @ApiProperty({ type: Number, format: 'double', example: 0.87, minimum: 0, maximum: 1 }) straight_through_rate: number;
   @ApiProperty({ example: 40, description: 'Waiting for a person now' }) needs_review: number;
   @ApiProperty({ example: 80 }) unmatched: number;
   @ApiProperty({ example: 10, description: 'Matched by a person' }) manual: number;

@@ -33,7 +33,7 @@ export class MatchSuggestionResponse {
   @ApiProperty({ enum: [...RULES, ...PAYER_RULES] }) rule: string;
   @ApiProperty({ example: 'cus_01jc9x7m3ef0ab6yr2t0n4q8zd', nullable: true, type: String, description: 'Whose invoices these are (a candidate customer for payer_account / payer_name)' })
   customer_id: string | null;
-  @ApiProperty({ example: 0.5, minimum: 0, maximum: 1, description: 'This suggestion\'s share among the equally plausible ones' }) confidence: number;
+  @ApiProperty({ type: Number, format: 'double', example: 0.5, minimum: 0, maximum: 1, description: 'This suggestion\'s share among the equally plausible ones' }) confidence: number;
   @ApiProperty({ example: 'INV-000123 (due 2026-03-01, 1,250.00 USD due): one of 2 open invoices of the customer whose amount due equals 1,250.00 USD.' })
   reason: string;
 }

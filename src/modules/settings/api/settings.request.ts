@@ -9,7 +9,7 @@ export class ShortPayToleranceRequest {
   @Min(0)
   @Max(MAX_TOLERANCE_AMOUNT)
   amount: number;
-  @ApiProperty({ example: 1.5, minimum: 0, maximum: 100, description: 'Percent of the amount due, at most 4 decimal places' })
+  @ApiProperty({ type: Number, format: 'double', example: 1.5, minimum: 0, maximum: 100, description: 'Percent of the amount due, at most 4 decimal places' })
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(100)

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 
 export class ShortPayToleranceResponse {
   @ApiProperty({ example: 0, description: 'Minor units' }) amount: number;
-  @ApiProperty({ example: 0, description: 'Percent of the amount due' }) percent: number;
+  @ApiProperty({ type: Number, format: 'double', example: 1.5, description: 'Percent of the amount due' }) percent: number;
 }
 
 export class CashApplicationSettingsResponse {

@@ -22,7 +22,7 @@ export class CreateWebhookEndpointRequest {
   @IsString({ each: true })
   events: string[];
 
-  @ApiPropertyOptional({ example: 'ERP sync', nullable: true, maxLength: 500 })
+  @ApiPropertyOptional({ type: String, example: 'ERP sync', nullable: true, maxLength: 500 })
   @IsOptional()
   @IsString()
   @MaxLength(500)
@@ -44,7 +44,7 @@ export class UpdateWebhookEndpointRequest {
   @IsString({ each: true })
   events?: string[];
 
-  @ApiPropertyOptional({ nullable: true, maxLength: 500, description: 'null clears it' })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500, description: 'null clears it' })
   @IsOptional()
   @IsString()
   @MaxLength(500)

@@ -7,7 +7,7 @@ export class WebhookEndpointResponse {
   @ApiProperty({ enum: ['enabled', 'disabled'] }) status: string;
   @ApiProperty({ enum: ['manual', 'gone'], nullable: true, description: 'gone: the endpoint answered 410 and was disabled' })
   disabled_reason: string | null;
-  @ApiProperty({ nullable: true, example: 'ERP sync' }) description: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'ERP sync' }) description: string | null;
   @ApiProperty({ example: '2026-01-15T09:30:00.000Z' }) created_at: string;
   @ApiProperty({ example: '2026-01-15T09:30:00.000Z' }) updated_at: string;
 }
@@ -25,7 +25,7 @@ export class WebhookEndpointWithSecretResponse extends WebhookEndpointResponse {
 }
 
 export class RotatedSecretResponse extends WebhookEndpointWithSecretResponse {
-  @ApiProperty({ nullable: true, description: 'Until then deliveries carry a second signature made with the previous secret.' })
+  @ApiProperty({ type: String, nullable: true, description: 'Until then deliveries carry a second signature made with the previous secret.' })
   previous_secret_expires_at: string | null;
 }
 
