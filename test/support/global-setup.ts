@@ -10,6 +10,8 @@ declare global {
 }
 
 export default async function globalSetup(): Promise<void> {
+  // The served OpenAPI document, fetched by the first test file that needs it (openapi-contract.ts).
+  process.env.OPENAPI_CONTRACT_CACHE = mkdtempSync(join(tmpdir(), 'receivables-openapi-'));
   if (process.env.TEST_DATABASE_ADMIN_URL) return; // an outside server was given
   const dir = mkdtempSync(join(tmpdir(), 'receivables-test-pg-'));
   // mkdtemp makes it private; as root PostgreSQL runs as its own user, which keeps the cluster here when it can reach it.

@@ -7,6 +7,10 @@ import { CreateClientCommand, CreatedClient, CreateTenantCommand } from '../../s
 import { Clock } from '../../src/shared/domain/clock';
 import { TransactionalCommandBus } from '../../src/shared/infrastructure/database/transactional-command-bus';
 import { createTestDatabase } from './database';
+import { OPENAPI_PATH, OpenApiContract } from './openapi-contract';
+
+/** One per test file (jest gives each file its own module registry); the document itself is cached per run. */
+let sharedContract: Promise<OpenApiContract> | undefined;
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -21,6 +25,11 @@ export interface RequestOptions {
   /** sent as-is instead of JSON */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /**
+   * Why this response is not checked against the OpenAPI document (see openapi-contract.ts);
+   * only for requests that deliberately leave the contract, e.g. a raw protocol probe.
+   */
+  unchecked?: string;
 }
 
 export interface TestTenant extends CreatedClient {
@@ -116,7 +125,23 @@ export class TestApp {
     const text = await res.text();
     const type = res.headers.get('content-type') ?? '';
     const parsed = type.includes('json') && text ? JSON.parse(text) : text;
+    if (!options.unchecked && method !== 'HEAD' && method !== 'OPTIONS') {
+      const contract = await this.contract();
+      const mismatches = contract.check({ method, url: path, status: res.status, contentType: res.headers.get('content-type'), text, body: parsed });
+      if (mismatches.length > 0) {
+        throw new Error(`The response does not match the served OpenAPI document (${OPENAPI_PATH}):\n  ${mismatches.join('\n  ')}`);
+      }
+    }
     return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  /** The served OpenAPI document every response is checked against (once per run, see openapi-contract.ts). */
+  contract(): Promise<OpenApiContract> {
+    sharedContract ??= OpenApiContract.load(this.baseUrl).catch((e) => {
+      sharedContract = undefined;
+      throw e;
+    });
+    return sharedContract;
   }
 
   get<T = any>(path: string, token?: string, headers?: Record<string, string>) {
