@@ -139,6 +139,7 @@ export function finalizeOpenApiDocument(doc: OpenAPIObject): OpenAPIObject {
     RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 }, example: 30 },
     WwwAuthenticate: { description: 'The bearer challenge (RFC 6750)', schema: { type: 'string' }, example: 'Bearer realm="receivables", error="invalid_token"' },
     IdempotentReplayed: { description: '"true" when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+    Link: { description: 'The next page, when there is one: `</api/v1/…?cursor=…>; rel="next"` (RFC 8288)', schema: { type: 'string' }, example: '</api/v1/invoices?cursor=eyJ2IjoxfQ&limit=50>; rel="next"' },
     ETag: { description: 'Strong entity tag: the version, e.g. "3"; send it back as If-Match', schema: { type: 'string' }, example: '"3"' },
   };
   d.components.parameters = {
@@ -165,7 +166,7 @@ export function finalizeOpenApiDocument(doc: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries<Json>(d.paths ?? {})) {
     for (const method of HTTP_METHODS) {
       const op = item[method];
-      if (op) finalizeOperation(method, path, op);
+      if (op) finalizeOperation(d, method, path, op);
     }
   }
   moveRequestDefaults(d);
@@ -211,7 +212,7 @@ function moveRequestDefaults(d: Json): void {
   for (const name of new Set([...posted, ...patched])) strip(d.components.schemas[name], posted.has(name) && !patched.has(name));
 }
 
-function finalizeOperation(method: string, path: string, op: Json): void {
+function finalizeOperation(doc: Json, method: string, path: string, op: Json): void {
   const scopes: string[] | undefined = op[SCOPES_EXTENSION];
   delete op[SCOPES_EXTENSION];
   const authenticated = Array.isArray(op.security) && op.security.some((s: Json) => 'bearer' in s);
@@ -282,6 +283,7 @@ function finalizeOperation(method: string, path: string, op: Json): void {
       else if (header.schema) header.schema = toJsonSchema(header.schema);
     }
     if (code >= 200 && code < 300 && idempotent) response.headers['Idempotent-Replayed'] = { $ref: '#/components/headers/IdempotentReplayed' };
+    if (code === 200 && isPage(doc, response)) response.headers.Link = { $ref: '#/components/headers/Link' };
     if (code === 429) response.headers['Retry-After'] ??= { $ref: '#/components/headers/RetryAfter' };
     if (code >= 400) {
       const detail = String(response.description ?? '');
@@ -305,6 +307,13 @@ function commonHeaders(rateLimited = true): Json {
 
 function headerKey(name: string): string {
   return name.replace(/-/g, '');
+}
+
+/** A keyset page (`data`, `has_more`, `next_cursor`): its next page is also in the Link header (next-link.ts). */
+function isPage(doc: Json, response: Json): boolean {
+  const ref: string | undefined = response.content?.['application/json']?.schema?.$ref;
+  const schema = ref ? doc.components.schemas[ref.split('/').pop() as string] : undefined;
+  return Boolean(schema?.properties?.next_cursor);
 }
 
 /** A response documented as a problem, or documented without a body (every error is a problem). */

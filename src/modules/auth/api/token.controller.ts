@@ -13,7 +13,7 @@ const MAX_CLIENT_ID_LENGTH = 64;
 const MAX_SECRET_LENGTH = 256;
 
 class TokenRequest {
-  @ApiProperty({ example: 'client_credentials' }) grant_type: string;
+  @ApiProperty({ enum: ['client_credentials'], example: 'client_credentials' }) grant_type: string;
   @ApiProperty({ required: false, description: 'Omit when sending the credentials as HTTP Basic.' }) client_id?: string;
   @ApiProperty({ required: false }) client_secret?: string;
   @ApiProperty({ required: false, example: 'invoices:read payments:write', description: 'Space-separated subset of the client\'s scopes.' })
@@ -22,7 +22,7 @@ class TokenRequest {
 
 class TokenResponse {
   @ApiProperty() access_token: string;
-  @ApiProperty({ example: 'Bearer' }) token_type: string;
+  @ApiProperty({ enum: ['Bearer'], example: 'Bearer' }) token_type: string;
   @ApiProperty({ example: 3600 }) expires_in: number;
   @ApiProperty({ example: 'invoices:read invoices:write' }) scope: string;
 }

@@ -13,7 +13,7 @@ class RateLimitResponse {
 }
 
 class StatusResponse {
-  @ApiProperty({ example: 'ok' }) status: string;
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: string;
   @ApiProperty({ example: '0.1.0' }) version: string;
   @ApiProperty({ example: '2026-11-22T10:00:00.000Z' }) time: string;
   @ApiProperty({ type: RateLimitResponse, description: "With a bearer token, that client's current state; otherwise the default policy." })

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from '../domain/event-types';
 
 export class WebhookEndpointResponse {
   @ApiProperty({ example: 'wh_01jc9x7m3ef0ab6yr2t0n4q8zd' }) id: string;
@@ -40,7 +41,7 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ example: 'wh_01jc9x7m3ef0ab6yr2t0n4q8zd' }) webhook_id: string;
   @ApiProperty({ example: 'evt_01jc9x7m3ef0ab6yr2t0n4q8zd', description: 'Also the webhook-id header, the same on every attempt.' })
   event_id: string;
-  @ApiProperty({ example: 'invoice.paid' }) event_type: string;
+  @ApiProperty({ enum: [...EVENT_TYPES, TEST_EVENT_TYPE], example: 'invoice.paid' }) event_type: string;
   @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] }) status: string;
   @ApiProperty({ example: 1, description: 'attempts made so far' }) attempts: number;
   @ApiProperty({ nullable: true, example: 200, type: Number }) last_response_code: number | null;
