@@ -222,6 +222,12 @@ function finalizeOperation(doc: Json, method: string, path: string, op: Json): v
   }
 
   op.parameters = (op.parameters ?? []).map((p: Json) => {
+    // Formats first: a date filter's example is what says it is a date.
+    if (p.schema) {
+      const format = toJsonSchema({ ...p.schema, example: p.schema.example ?? p.example }).format;
+      p.schema = toJsonSchema(p.schema);
+      if (format !== undefined) p.schema.format = format;
+    }
     if (p.in === 'query') {
       // Swagger UI fills a parameter's example into the form and sends it: no filter is preset.
       delete p.example;
@@ -231,7 +237,6 @@ function finalizeOperation(doc: Json, method: string, path: string, op: Json): v
         delete p.schema.examples;
       }
     }
-    if (p.schema) p.schema = toJsonSchema(p.schema);
     return p;
   });
   const idempotent = authenticated && method === 'post';
