@@ -125,6 +125,10 @@ export async function createApp(options: CoreOptions): Promise<NestFastifyApplic
   });
   app.useGlobalPipes(createValidationPipe());
 
-  SwaggerModule.setup('docs', app, buildOpenApiDocument(app, { version: options.config.version, prefix: API_PREFIX }), swaggerUiOptions(API_PREFIX));
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app, { version: options.config.version, prefix: API_PREFIX }), {
+    ...swaggerUiOptions(),
+    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
+    useGlobalPrefix: false,
+  });
   return app;
 }

@@ -111,10 +111,8 @@ export function buildOpenApiDocument(app: INestApplication, options: OpenApiOpti
 }
 
 /** Swagger UI at /docs: the client-credentials sign-in is kept across reloads and its token sent. */
-export function swaggerUiOptions(prefix: string): SwaggerCustomOptions {
+export function swaggerUiOptions(): SwaggerCustomOptions {
   return {
-    jsonDocumentUrl: `${prefix}/openapi.json`,
-    useGlobalPrefix: false,
     swaggerOptions: {
       persistAuthorization: true,
       // No scope is preselected: a token asked for without scopes carries all the client's own,
