@@ -30,12 +30,16 @@ export interface paths {
         /**
          * List bank-file imports
          * @description Newest first by default; keyset-paginated.
+         *
+         *     Scope: `payments:read`.
          */
         get: operations["BankStatementsController_list"];
         put?: never;
         /**
          * Import a bank file (camt.053, camt.054, BAI2, MT940, CSV)
          * @description The body is the file as the bank sent it (up to 50 MB, read as a stream). It is read and its credits staged before the 202; each credit then becomes a payment, matched exactly as POST /payments would match it, in the background: follow `entries_processed` on GET /bank-statements/:id, or wait for `bank_statement.completed`. Re-posting a file creates nothing twice (`payments_existing`). A file that is not well formed or not of the format named is a 422 and imports nothing.
+         *
+         *     Scope: `payments:write`.
          */
         post: operations["BankStatementsController_import"];
         delete?: never;
@@ -51,7 +55,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a bank-file import: its progress and counts */
+        /**
+         * Get a bank-file import: its progress and counts
+         * @description Scope: `payments:read`.
+         */
         get: operations["BankStatementsController_get"];
         put?: never;
         post?: never;
@@ -71,6 +78,8 @@ export interface paths {
         /**
          * Cash-application figures of the tenant over a period
          * @description Straight-through rate, what waits for review, and payments by rule and by how their customer was found. Also as Prometheus counters on /metrics (cash_application_payments_total).
+         *
+         *     Scope: `payments:read`.
          */
         get: operations["CashApplicationController_stats"];
         put?: never;
@@ -91,12 +100,16 @@ export interface paths {
         /**
          * List credit notes
          * @description Keyset-paginated (ties by id); a `Link: <...>; rel="next"` header points to the next page.
+         *
+         *     Scope: `invoices:read`.
          */
         get: operations["CreditNotesController_list"];
         put?: never;
         /**
          * Create a credit note
          * @description With `line_items` (the amount is their total) or an `amount`. With `invoice_id` it is applied to that invoice at once, up to its amount due; the rest stays the customer's credit (all of it for a paid or uncollectible invoice). Posts a `credit_note` ledger credit dated today. Honours Idempotency-Key.
+         *
+         *     Scope: `invoices:write`.
          */
         post: operations["CreditNotesController_create"];
         delete?: never;
@@ -112,7 +125,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a credit note with its applications */
+        /**
+         * Get a credit note with its applications
+         * @description Scope: `invoices:read`.
+         */
         get: operations["CreditNotesController_get"];
         put?: never;
         post?: never;
@@ -134,6 +150,8 @@ export interface paths {
         /**
          * Apply a credit note to invoices (all or nothing)
          * @description Rules and errors as a manual payment match. Amount defaults to the lesser of the invoice's amount due and what the credit note has left. Honours Idempotency-Key.
+         *
+         *     Scope: `invoices:write`.
          */
         post: operations["CreditNotesController_apply"];
         delete?: never;
@@ -154,6 +172,8 @@ export interface paths {
         /**
          * Refund part of the remaining credit
          * @description Only from the remaining amount (409 beyond it). Posts a `refund` ledger debit dated today and emits `credit_note.refunded`; the credit note lists it in `refunds`. Honours Idempotency-Key.
+         *
+         *     Scope: `invoices:write`.
          */
         post: operations["CreditNotesController_refund"];
         delete?: never;
@@ -174,6 +194,8 @@ export interface paths {
         /**
          * Void a credit note
          * @description Only with nothing applied or refunded. Posts a `void` ledger debit of its amount dated today. Honours Idempotency-Key.
+         *
+         *     Scope: `invoices:write`.
          */
         post: operations["CreditNotesController_voidNote"];
         delete?: never;
@@ -192,12 +214,16 @@ export interface paths {
         /**
          * List customers
          * @description Keyset-paginated; balance and overdue figures as of today, aging as of `as_of`. A `Link: <...>; rel="next"` header points to the next page.
+         *
+         *     Scope: `customers:read`.
          */
         get: operations["CustomersController_list"];
         put?: never;
         /**
          * Create a customer
          * @description Honours Idempotency-Key. `external_id` is unique per tenant.
+         *
+         *     Scope: `customers:write`.
          */
         post: operations["CustomersController_create"];
         delete?: never;
@@ -213,7 +239,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a customer with balance, credit, aging and AR summary */
+        /**
+         * Get a customer with balance, credit, aging and AR summary
+         * @description Scope: `customers:read`.
+         */
         get: operations["CustomersController_get"];
         put?: never;
         post?: never;
@@ -223,6 +252,8 @@ export interface paths {
         /**
          * Update a customer
          * @description Any subset of fields; null clears a nullable one.
+         *
+         *     Scope: `customers:write`.
          */
         patch: operations["CustomersController_update"];
         trace?: never;
@@ -237,6 +268,8 @@ export interface paths {
         /**
          * Get a customer statement (JSON, PDF or CSV)
          * @description Balance-forward statement from the receivables ledger: opening balance, dated lines with a running balance, totals, closing balance (= the customer's balance as of `to`), and what was owed as of `to`: aging of the invoices issued by then, with their amounts as of `to`, and the unapplied credit (aging total − unapplied_credit = closing_balance). `Accept: application/pdf` returns a printable PDF (at most 5,000 lines: a longer period is a 400 that says how to narrow it), `Accept: text/csv` the lines as CSV with an opening-balance row and amounts in minor and major units. JSON and CSV have no line limit: long statements are streamed.
+         *
+         *     Scope: `customers:read`.
          */
         get: operations["StatementController_statement"];
         put?: never;
@@ -257,12 +290,16 @@ export interface paths {
         /**
          * List invoices
          * @description Keyset-paginated on every sort (ties by id). A `Link: <...>; rel="next"` header points to the next page.
+         *
+         *     Scope: `invoices:read`.
          */
         get: operations["InvoicesController_list"];
         put?: never;
         /**
          * Create an invoice
          * @description Created `open` (finalized) unless `status: "draft"`. Takes `customer_id`, or `customer{...}` matched by id, external_id, then email (case-insensitive), and created when none matches. Its credit fields (`credit_limit`, `credit_hold`, `payment_terms_days`) need the `customers:write` scope too. Honours Idempotency-Key.
+         *
+         *     Scope: `invoices:write`.
          */
         post: operations["InvoicesController_create"];
         delete?: never;
@@ -281,6 +318,8 @@ export interface paths {
         /**
          * Get an invoice with its payments
          * @description The `ETag` header holds the version for `If-Match`.
+         *
+         *     Scope: `invoices:read`.
          */
         get: operations["InvoicesController_get"];
         put?: never;
@@ -291,6 +330,8 @@ export interface paths {
         /**
          * Update an invoice, change its status or dispute
          * @description draft: any field; open/partially_paid: due_date, po_number, memo, metadata, dispute, status, line_items (new total ≥ amount_paid); uncollectible: status, memo, metadata, dispute; paid/void: memo, metadata. Other fields: 409 invalid_state. Read-only fields: 400.
+         *
+         *     Scope: `invoices:write`.
          */
         patch: operations["InvoicesController_update"];
         trace?: never;
@@ -307,6 +348,8 @@ export interface paths {
         /**
          * Write off part or all of the amount due
          * @description Open and partially paid invoices only. Default amount: all of the amount due. When nothing is left due the invoice is `paid` if anything was paid or credited, else `uncollectible`. Posts a `write_off` ledger credit dated today and emits `invoice.written_off`. Write-offs are final. Honours Idempotency-Key.
+         *
+         *     Scope: `invoices:write`.
          */
         post: operations["InvoicesController_writeOff"];
         delete?: never;
@@ -325,12 +368,16 @@ export interface paths {
         /**
          * List payments
          * @description Keyset-paginated; a `Link: <...>; rel="next"` header points to the next page.
+         *
+         *     Scope: `payments:read`.
          */
         get: operations["PaymentsController_list"];
         put?: never;
         /**
          * Record a payment (and apply it automatically)
          * @description Automatic matching runs in the same transaction, so the response already shows the applications. Rules, first that applies wins: remittance, reference, exact_amount, combination (≤ 5 of the 50 oldest), oldest_first (only with auto_match "oldest_first"). Ambiguity applies nothing: match.status is needs_review with suggestions. What no invoice takes stays unapplied (credit).
+         *
+         *     Scope: `payments:write`.
          */
         post: operations["PaymentsController_record"];
         delete?: never;
@@ -346,7 +393,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a payment with its applications and match result */
+        /**
+         * Get a payment with its applications and match result
+         * @description Scope: `payments:read`.
+         */
         get: operations["PaymentsController_get"];
         put?: never;
         post?: never;
@@ -369,6 +419,8 @@ export interface paths {
         /**
          * Reverse one application
          * @description The invoice owes the amount again (paid/partially_paid → partially_paid/open).
+         *
+         *     Scope: `payments:write`.
          */
         delete: operations["PaymentsController_reverse"];
         options?: never;
@@ -388,6 +440,8 @@ export interface paths {
         /**
          * Apply a payment to invoices by hand (all or nothing)
          * @description Amount defaults to the lesser of the invoice's amount due and what is left of the payment.
+         *
+         *     Scope: `payments:write`.
          */
         post: operations["PaymentsController_match"];
         delete?: never;
@@ -408,6 +462,8 @@ export interface paths {
         /**
          * Refund part of what is unapplied
          * @description Only from the unapplied amount (409 beyond it); a payment without a customer cannot be refunded until it is matched to one (409). Posts a `refund` ledger debit dated today and emits `payment.refunded`; the payment lists it in `refunds`.
+         *
+         *     Scope: `payments:write`.
          */
         post: operations["PaymentsController_refund"];
         delete?: never;
@@ -426,6 +482,8 @@ export interface paths {
         /**
          * Get the tenant's settings
          * @description Time zone, cash application and reminders; defaults until changed.
+         *
+         *     Scope: `settings:read`.
          */
         get: operations["SettingsController_get"];
         put?: never;
@@ -436,6 +494,8 @@ export interface paths {
         /**
          * Change the tenant's settings
          * @description Each section named (`timezone`, `cash_application`, `reminders`) replaces the stored one as a whole, so a section is sent in full; sections not named stay as they are. Returns all the settings.
+         *
+         *     Scope: `settings:write`.
          */
         patch: operations["SettingsController_update"];
         trace?: never;
@@ -467,12 +527,16 @@ export interface paths {
         /**
          * List endpoints (without secrets)
          * @description Newest first; keyset pagination with `limit` and `cursor`.
+         *
+         *     Scope: `webhooks:read`.
          */
         get: operations["WebhooksController_list"];
         put?: never;
         /**
          * Subscribe an endpoint to events
          * @description The response carries the signing secret (Standard Webhooks, `whsec_…`), shown only here. Deliveries are POSTs with the headers webhook-id (the event id), webhook-timestamp and webhook-signature (`v1,<base64 HMAC-SHA256>`) and the body `{"id","type","created_at","data":{"object","previous_attributes"?}}`. An idempotent replay (same Idempotency-Key) shows the secret while the endpoint still has it; once the endpoint is deleted or its secret rotated, the replay answers `secret: null`.
+         *
+         *     Scope: `webhooks:write`.
          */
         post: operations["WebhooksController_create"];
         delete?: never;
@@ -488,17 +552,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an endpoint (without its secret) */
+        /**
+         * Get an endpoint (without its secret)
+         * @description Scope: `webhooks:read`.
+         */
         get: operations["WebhooksController_get"];
         put?: never;
         post?: never;
-        /** Delete an endpoint and its delivery history */
+        /**
+         * Delete an endpoint and its delivery history
+         * @description Scope: `webhooks:write`.
+         */
         delete: operations["WebhooksController_remove"];
         options?: never;
         head?: never;
         /**
          * Change url, events, description or status
          * @description A new url is checked like at registration.
+         *
+         *     Scope: `webhooks:write`.
          */
         patch: operations["WebhooksController_update"];
         trace?: never;
@@ -513,6 +585,8 @@ export interface paths {
         /**
          * List an endpoint's deliveries
          * @description Newest first; filter by status (comma list), event_type or event_id.
+         *
+         *     Scope: `webhooks:read`.
          */
         get: operations["WebhooksController_deliveries"];
         put?: never;
@@ -535,6 +609,8 @@ export interface paths {
         /**
          * Rotate the signing secret
          * @description Returns the new secret (shown only here). For `overlap_seconds` (default 24 h) every delivery carries two signatures, one per secret, so receivers can switch to the new secret without rejecting anything in between. An idempotent replay (same Idempotency-Key) shows the secret while the endpoint still has it; once the endpoint is deleted or its secret rotated, the replay answers `secret: null`.
+         *
+         *     Scope: `webhooks:write`.
          */
         post: operations["WebhooksController_rotate"];
         delete?: never;
@@ -555,6 +631,8 @@ export interface paths {
         /**
          * Send a webhook.test event to this endpoint
          * @description Queues a `webhook.test` event (data.object: this endpoint, without secret) for this endpoint only, whatever it subscribed to; it is signed, retried and listed under deliveries like any event. 409 when the endpoint is disabled.
+         *
+         *     Scope: `webhooks:write`.
          */
         post: operations["WebhooksController_sendTest"];
         delete?: never;
@@ -569,21 +647,35 @@ export interface components {
     schemas: {
         AgingResponse: {
             /**
+             * Format: int64
              * @description Not yet past due
              * @example 120000
              */
             current: number;
-            /** @example 50000 */
+            /**
+             * Format: int64
+             * @example 50000
+             */
             days_1_30: number;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             days_31_60: number;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             days_61_90: number;
-            /** @example 25000 */
+            /**
+             * Format: int64
+             * @example 25000
+             */
             days_over_90: number;
         };
         ApplicationRequest: {
             /**
+             * Format: int64
              * @description Minor units; default: the lesser of the invoice's amount due and what is left of the payment.
              * @example 5000
              */
@@ -601,51 +693,73 @@ export interface components {
         };
         ArSummaryResponse: {
             /**
+             * Format: double
              * @description Mean days from issue date to the date paid, over paid invoices
              * @example 27.5
              */
             average_days_to_pay: number | null;
-            /** @example 195000 */
+            /**
+             * Format: int64
+             * @example 195000
+             */
             balance: number;
             last_payment: components["schemas"]["LastPaymentResponse"] | null;
-            /** @example 3 */
+            /**
+             * Format: int64
+             * @example 3
+             */
             open_invoice_count: number;
-            /** @example 75000 */
+            /**
+             * Format: int64
+             * @example 75000
+             */
             overdue_amount: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             overdue_invoice_count: number;
             /**
+             * Format: int64
              * @description Sum of credit notes issued, not void
              * @example 2500
              */
             total_credited: number;
             /**
+             * Format: int64
              * @description Sum of finalized, non-void invoices
              * @example 1250000
              */
             total_invoiced: number;
             /**
+             * Format: int64
              * @description Sum of payments received
              * @example 1055000
              */
             total_paid: number;
             /**
+             * Format: int64
              * @description Sum of refunds of payments and credit notes
              * @example 1000
              */
             total_refunded: number;
             /**
+             * Format: int64
              * @description Sum of write-offs, plus the amount due of invoices marked uncollectible
              * @example 4500
              */
             total_written_off: number;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             unapplied_payments: number;
         };
         BankEntryProblemResponse: {
             /** @example invalid_amount */
             code: string;
             /**
+             * Format: int64
              * @description The entry's 1-based number in the file
              * @example 17
              */
@@ -663,19 +777,25 @@ export interface components {
         BankStatementResponse: {
             /** @example null */
             completed_at: string | null;
-            /** @example 2026-11-23T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
             created_at: string;
             /**
+             * Format: int64
              * @description Entries done so far (progress)
              * @example 800
              */
             entries_processed: number;
             /**
+             * Format: int64
              * @description Debits, reversals and entries not booked
              * @example 128
              */
             entries_skipped: number;
             /**
+             * Format: int64
              * @description Every entry of the file: payments_created + payments_existing + entries_skipped + errors
              * @example 1250
              */
@@ -687,49 +807,60 @@ export interface components {
             /** @example bst_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
             /**
+             * Format: int64
              * @description Created payments whose match.status is matched or partial
              * @example 1000
              */
             matched: number;
-            /** @example 40 */
+            /**
+             * Format: int64
+             * @example 40
+             */
             needs_review: number;
-            /** @example 1100 */
+            /**
+             * Format: int64
+             * @example 1100
+             */
             payments_created: number;
             /**
+             * Format: int64
              * @description Entries imported before (same statement account and bank entry id, or date, amount and position)
              * @example 20
              */
             payments_existing: number;
             /** @enum {string} */
             status: "processing" | "completed";
-            /** @example 60 */
+            /**
+             * Format: int64
+             * @example 60
+             */
             unmatched: number;
         };
         BillingAddressInput: {
-            city?: Record<string, never> | null;
+            city?: string | null;
             /** @example US */
-            country?: Record<string, never> | null;
-            line1?: Record<string, never> | null;
-            line2?: Record<string, never> | null;
-            postal_code?: Record<string, never> | null;
-            region?: Record<string, never> | null;
+            country?: string | null;
+            line1?: string | null;
+            line2?: string | null;
+            postal_code?: string | null;
+            region?: string | null;
         };
         BillingAddressRequest: {
             /** @example Springfield */
-            city?: Record<string, never> | null;
+            city?: string | null;
             /**
              * @description ISO 3166-1 alpha-2
              * @example US
              */
-            country?: Record<string, never> | null;
+            country?: string | null;
             /** @example 1 Main Street */
-            line1?: Record<string, never> | null;
+            line1?: string | null;
             /** @example Suite 200 */
-            line2?: Record<string, never> | null;
+            line2?: string | null;
             /** @example 62701 */
-            postal_code?: Record<string, never> | null;
+            postal_code?: string | null;
             /** @example IL */
-            region?: Record<string, never> | null;
+            region?: string | null;
         };
         BillingAddressResponse: {
             /** @example Springfield */
@@ -781,37 +912,54 @@ export interface components {
             by_rule: {
                 [key: string]: number;
             };
-            /** @example 2026-11-01 */
+            /**
+             * Format: date
+             * @example 2026-11-01
+             */
             from: string;
             /**
+             * Format: int64
              * @description Matched by a person
              * @example 10
              */
             manual: number;
             /**
+             * Format: int64
              * @description Waiting for a person now
              * @example 40
              */
             needs_review: number;
             /**
+             * Format: int64
              * @description Payments recorded in the period that automatic matching looked at
              * @example 1000
              */
             payments: number;
             /**
+             * Format: int64
              * @description Applied by the rules alone (matched or partial by an automatic rule)
              * @example 870
              */
             straight_through: number;
-            /** @example 0.87 */
+            /**
+             * Format: double
+             * @example 0.87
+             */
             straight_through_rate: number;
-            /** @example 2026-11-30 */
+            /**
+             * Format: date
+             * @example 2026-11-30
+             */
             to: string;
-            /** @example 80 */
+            /**
+             * Format: int64
+             * @example 80
+             */
             unmatched: number;
         };
         CreateCreditNoteRequest: {
             /**
+             * Format: int64
              * @description Minor units; either amount or line_items.
              * @example 2500
              */
@@ -849,27 +997,28 @@ export interface components {
             aliases?: string[];
             billing_address?: components["schemas"]["BillingAddressRequest"] | null;
             /**
-             * @default false
+             * @description Default: false.
              * @example false
              */
-            credit_hold: boolean;
+            credit_hold?: boolean;
             /**
+             * Format: int64
              * @description Minor units; null = no limit.
              * @example 500000
              */
-            credit_limit?: Record<string, never> | null;
+            credit_limit?: number | null;
             /**
              * @description ISO 4217, either case. All invoices and payments of the customer use it; fixed once it has any.
              * @example usd
              */
             currency: string;
             /** @example ap@acme.example */
-            email?: Record<string, never> | null;
+            email?: string | null;
             /**
              * @description Your own id; unique per tenant (409 otherwise).
              * @example CRM-1042
              */
-            external_id?: Record<string, never> | null;
+            external_id?: string | null;
             /**
              * @example {
              *       "segment": "enterprise"
@@ -888,17 +1037,22 @@ export interface components {
              */
             payer_accounts?: string[];
             /**
-             * @default 30
+             * Format: int64
+             * @description Default: 30.
              * @example 30
              */
-            payment_terms_days: number;
+            payment_terms_days?: number;
             /** @example +1 555 0100 */
-            phone?: Record<string, never> | null;
+            phone?: string | null;
         };
         CreateInvoiceRequest: {
+            /** Format: int64 */
             readonly amount_credited?: number;
+            /** Format: int64 */
             readonly amount_due?: number;
+            /** Format: int64 */
             readonly amount_paid?: number;
+            /** Format: int64 */
             readonly amount_written_off?: number;
             readonly created_at?: string;
             readonly credit_notes?: Record<string, never>[];
@@ -914,22 +1068,26 @@ export interface components {
              * @example cus_01jc9x7m3ef0ab6yr2t0n4q8zd
              */
             customer_id?: string;
+            /** Format: int64 */
             readonly days_past_due?: number;
+            /** Format: int64 */
             readonly discount_total?: number;
             /**
+             * Format: date
              * @description Default issue_date + the customer's payment_terms_days
              * @example 2026-02-04
              */
             due_date?: string;
             readonly id?: string;
             /**
+             * Format: date
              * @description Default today
              * @example 2026-01-05
              */
             issue_date?: string;
             line_items: components["schemas"]["LineItemRequest"][];
             /** @example Thank you for your business. */
-            memo?: Record<string, never> | null;
+            memo?: string | null;
             /**
              * @example {
              *       "project": "apollo"
@@ -946,22 +1104,26 @@ export interface components {
             readonly overdue?: boolean;
             readonly payments?: Record<string, never>[];
             /** @example PO-7781 */
-            po_number?: Record<string, never> | null;
+            po_number?: string | null;
             /**
-             * @default open
+             * @description Default: "open".
              * @enum {string}
              */
-            status: "draft" | "open";
+            status?: "draft" | "open";
+            /** Format: int64 */
             readonly subtotal?: number;
+            /** Format: int64 */
             readonly tax_total?: number;
+            /** Format: int64 */
             readonly total?: number;
             readonly updated_at?: string;
+            /** Format: int64 */
             readonly version?: number;
             readonly write_offs?: Record<string, never>[];
         };
         CreateWebhookEndpointRequest: {
             /** @example ERP sync */
-            description?: Record<string, never> | null;
+            description?: string | null;
             /**
              * @description Event types to receive: a type (invoice.created, invoice.updated, invoice.finalized, invoice.paid, invoice.voided, invoice.marked_uncollectible, invoice.overdue, invoice.reminder, invoice.written_off, payment.created, payment.matched, payment.needs_review, payment.refunded, payment.application_reversed, credit_note.created, credit_note.applied, credit_note.voided, credit_note.refunded, bank_statement.completed, dispute.opened, dispute.resolved), a family wildcard (`invoice.*`, `payment.*`, `dispute.*`) or `*` for all. Unknown entries are a 400.
              * @example [
@@ -978,6 +1140,7 @@ export interface components {
         };
         CreditApplicationRequest: {
             /**
+             * Format: int64
              * @description Minor units; default: the lesser of the invoice's amount due and what the credit note has left.
              * @example 2500
              */
@@ -987,11 +1150,15 @@ export interface components {
         };
         CreditNoteApplicationResponse: {
             /**
+             * Format: int64
              * @description Minor units
              * @example 2500
              */
             amount: number;
-            /** @example 2026-01-21T12:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-21T12:00:00.000Z
+             */
             applied_at: string;
             /** @example cna_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
@@ -1007,28 +1174,35 @@ export interface components {
         };
         CreditNoteResponse: {
             /**
+             * Format: int64
              * @description Minor units
              * @example 5000
              */
             amount: number;
             /**
+             * Format: int64
              * @description Σ applications
              * @example 2500
              */
             amount_applied: number;
             /**
+             * Format: int64
              * @description Σ refunds
              * @example 0
              */
             amount_refunded: number;
             /**
+             * Format: int64
              * @description amount − amount_applied − amount_refunded: the customer's credit
              * @example 2500
              */
             amount_remaining: number;
             /** @description Oldest first */
             applications: components["schemas"]["CreditNoteApplicationResponse"][];
-            /** @example 2026-01-21T12:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-21T12:00:00.000Z
+             */
             created_at: string;
             /** @example usd */
             currency: string;
@@ -1063,7 +1237,10 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "partially_applied" | "applied" | "void";
-            /** @example 2026-01-21T12:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-21T12:00:00.000Z
+             */
             updated_at: string;
             /** @example null */
             voided_at: string | null;
@@ -1080,14 +1257,19 @@ export interface components {
             aliases: string[];
             ar_summary: components["schemas"]["ArSummaryResponse"];
             /**
+             * Format: int64
              * @description Open amount due minus unapplied payments; the ledger sum (§9)
              * @example 195000
              */
             balance: number;
             billing_address: components["schemas"]["BillingAddressResponse"] | null;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
             /**
+             * Format: int64
              * @description credit_limit − balance (negative when over); null without a limit
              * @example 305000
              */
@@ -1095,6 +1277,7 @@ export interface components {
             /** @example false */
             credit_hold: boolean;
             /**
+             * Format: int64
              * @description Minor units; null = no limit
              * @example 500000
              */
@@ -1123,6 +1306,7 @@ export interface components {
             /** @example Acme Corp */
             name: string;
             /**
+             * Format: int64
              * @description Open amount due past its due date, as of today
              * @example 75000
              */
@@ -1134,11 +1318,17 @@ export interface components {
              *     ]
              */
             payer_accounts: string[];
-            /** @example 30 */
+            /**
+             * Format: int64
+             * @example 30
+             */
             payment_terms_days: number;
             /** @example +1 555 0100 */
             phone: string | null;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
         };
         CustomerPageResponse: {
@@ -1159,14 +1349,19 @@ export interface components {
              */
             aliases: string[];
             /**
+             * Format: int64
              * @description Open amount due minus unapplied payments; the ledger sum (§9)
              * @example 195000
              */
             balance: number;
             billing_address: components["schemas"]["BillingAddressResponse"] | null;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
             /**
+             * Format: int64
              * @description credit_limit − balance (negative when over); null without a limit
              * @example 305000
              */
@@ -1174,6 +1369,7 @@ export interface components {
             /** @example false */
             credit_hold: boolean;
             /**
+             * Format: int64
              * @description Minor units; null = no limit
              * @example 500000
              */
@@ -1202,6 +1398,7 @@ export interface components {
             /** @example Acme Corp */
             name: string;
             /**
+             * Format: int64
              * @description Open amount due past its due date, as of today
              * @example 75000
              */
@@ -1213,15 +1410,22 @@ export interface components {
              *     ]
              */
             payer_accounts: string[];
-            /** @example 30 */
+            /**
+             * Format: int64
+             * @example 30
+             */
             payment_terms_days: number;
             /** @example +1 555 0100 */
             phone: string | null;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
         };
         DisputeRequest: {
             /**
+             * Format: int64
              * @description Disputed amount; defaults to the amount due
              * @example 5000
              */
@@ -1235,9 +1439,15 @@ export interface components {
             status: "open" | "resolved";
         };
         DisputeResponse: {
-            /** @example 15696 */
+            /**
+             * Format: int64
+             * @example 15696
+             */
             amount: number;
-            /** @example 2026-01-20T09:30:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-20T09:30:00.000Z
+             */
             opened_at: string;
             /** @example Goods arrived damaged */
             reason: string;
@@ -1258,11 +1468,17 @@ export interface components {
             message: string;
         };
         InvoiceCreditResponse: {
-            /** @example 2500 */
+            /**
+             * Format: int64
+             * @example 2500
+             */
             amount: number;
             /** @example cna_01jc9x7m3ef0ab6yr2t0n4q8zd */
             application_id: string;
-            /** @example 2026-01-21T12:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-21T12:00:00.000Z
+             */
             applied_at: string;
             /** @example cn_01jc9x7m3ef0ab6yr2t0n4q8zd */
             credit_note_id: string;
@@ -1271,8 +1487,11 @@ export interface components {
             billing_address?: components["schemas"]["BillingAddressInput"];
             /** @example false */
             credit_hold?: boolean;
-            /** @example 500000 */
-            credit_limit?: Record<string, never> | null;
+            /**
+             * Format: int64
+             * @example 500000
+             */
+            credit_limit?: number | null;
             /**
              * @description Defaults to the invoice's currency
              * @example usd
@@ -1292,7 +1511,10 @@ export interface components {
              * @example Acme Corp
              */
             name?: string;
-            /** @example 30 */
+            /**
+             * Format: int64
+             * @example 30
+             */
             payment_terms_days?: number;
             /** @example +1 555 0100 */
             phone?: string;
@@ -1307,26 +1529,33 @@ export interface components {
         };
         InvoiceDetailResponse: {
             /**
+             * Format: int64
              * @description Σ credit notes applied
              * @example 0
              */
             amount_credited: number;
             /**
+             * Format: int64
              * @description total − amount_paid − amount_credited − amount_written_off
              * @example 15696
              */
             amount_due: number;
             /**
+             * Format: int64
              * @description Σ active payment applications
              * @example 0
              */
             amount_paid: number;
             /**
+             * Format: int64
              * @description Σ write-offs
              * @example 0
              */
             amount_written_off: number;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
             /** @description Credit note applications, oldest first */
             credit_notes: components["schemas"]["InvoiceCreditResponse"][];
@@ -1335,16 +1564,28 @@ export interface components {
             customer: components["schemas"]["InvoiceCustomerResponse"];
             /** @example cus_01jc9x7m3ef0ab6yr2t0n4q8zd */
             customer_id: string;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             days_past_due: number;
-            /** @example 500 */
+            /**
+             * Format: int64
+             * @example 500
+             */
             discount_total: number;
             dispute: components["schemas"]["DisputeResponse"] | null;
-            /** @example 2026-02-04 */
+            /**
+             * Format: date
+             * @example 2026-02-04
+             */
             due_date: string;
             /** @example inv_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
-            /** @example 2026-01-05 */
+            /**
+             * Format: date
+             * @example 2026-01-05
+             */
             issue_date: string;
             line_items: components["schemas"]["LineItemResponse"][];
             /** @example null */
@@ -1373,18 +1614,29 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "open" | "partially_paid" | "paid" | "void" | "uncollectible";
-            /** @example 15000 */
+            /**
+             * Format: int64
+             * @example 15000
+             */
             subtotal: number;
-            /** @example 1196 */
+            /**
+             * Format: int64
+             * @example 1196
+             */
             tax_total: number;
             /**
+             * Format: int64
              * @description subtotal − discount_total + tax_total
              * @example 15696
              */
             total: number;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
             /**
+             * Format: int64
              * @description Also the strong ETag ("1")
              * @example 1
              */
@@ -1400,53 +1652,78 @@ export interface components {
             next_cursor: string | null;
         };
         InvoicePaymentResponse: {
-            /** @example 5000 */
+            /**
+             * Format: int64
+             * @example 5000
+             */
             amount: number;
             /** @example app_01jc9x7m3ef0ab6yr2t0n4q8zd */
             application_id: string;
-            /** @example 2026-01-21T12:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-21T12:00:00.000Z
+             */
             applied_at: string;
             /** @example pay_01jc9x7m3ef0ab6yr2t0n4q8zd */
             payment_id: string;
         };
         InvoiceResponse: {
             /**
+             * Format: int64
              * @description Σ credit notes applied
              * @example 0
              */
             amount_credited: number;
             /**
+             * Format: int64
              * @description total − amount_paid − amount_credited − amount_written_off
              * @example 15696
              */
             amount_due: number;
             /**
+             * Format: int64
              * @description Σ active payment applications
              * @example 0
              */
             amount_paid: number;
             /**
+             * Format: int64
              * @description Σ write-offs
              * @example 0
              */
             amount_written_off: number;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             created_at: string;
             /** @example usd */
             currency: string;
             customer: components["schemas"]["InvoiceCustomerResponse"];
             /** @example cus_01jc9x7m3ef0ab6yr2t0n4q8zd */
             customer_id: string;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             days_past_due: number;
-            /** @example 500 */
+            /**
+             * Format: int64
+             * @example 500
+             */
             discount_total: number;
             dispute: components["schemas"]["DisputeResponse"] | null;
-            /** @example 2026-02-04 */
+            /**
+             * Format: date
+             * @example 2026-02-04
+             */
             due_date: string;
             /** @example inv_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
-            /** @example 2026-01-05 */
+            /**
+             * Format: date
+             * @example 2026-01-05
+             */
             issue_date: string;
             line_items: components["schemas"]["LineItemResponse"][];
             /** @example null */
@@ -1473,59 +1750,80 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "open" | "partially_paid" | "paid" | "void" | "uncollectible";
-            /** @example 15000 */
+            /**
+             * Format: int64
+             * @example 15000
+             */
             subtotal: number;
-            /** @example 1196 */
+            /**
+             * Format: int64
+             * @example 1196
+             */
             tax_total: number;
             /**
+             * Format: int64
              * @description subtotal − discount_total + tax_total
              * @example 15696
              */
             total: number;
-            /** @example 2026-01-05T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-05T10:00:00.000Z
+             */
             updated_at: string;
             /**
+             * Format: int64
              * @description Also the strong ETag ("1")
              * @example 1
              */
             version: number;
         };
         LastPaymentResponse: {
-            /** @example 50000 */
+            /**
+             * Format: int64
+             * @example 50000
+             */
             amount: number;
             /** @example pay_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
-            /** @example 2026-01-20 */
+            /**
+             * Format: date
+             * @example 2026-01-20
+             */
             payment_date: string;
         };
         LineItemRequest: {
+            /** Format: int64 */
             readonly amount?: number;
             /** @example Consulting, January */
             description: string;
             /**
+             * Format: int64
              * @description Minor units, at most round_half_up(quantity × unit_amount)
-             * @default 0
              * @example 500
              */
-            discount_amount: number;
+            discount_amount?: number;
             /**
              * @description PATCH only: the id of a current line to keep it
              * @example li_01jc9x7m3ef0ab6yr2t0n4q8zd
              */
             id?: string;
             /**
+             * Format: double
              * @description > 0, at most 4 decimal places (computed exactly)
              * @example 1.5
              */
             quantity: number;
+            /** Format: int64 */
             readonly tax_amount?: number;
             /**
+             * Format: double
              * @description Percent, 0–100, at most 4 decimal places
-             * @default 0
              * @example 8.25
              */
-            tax_rate: number;
+            tax_rate?: number;
             /**
+             * Format: int64
              * @description Price per unit in minor units
              * @example 10000
              */
@@ -1533,26 +1831,40 @@ export interface components {
         };
         LineItemResponse: {
             /**
+             * Format: int64
              * @description round_half_up(quantity × unit_amount) − discount_amount
              * @example 14500
              */
             amount: number;
             /** @example Consulting, January */
             description: string;
-            /** @example 500 */
+            /**
+             * Format: int64
+             * @example 500
+             */
             discount_amount: number;
             /** @example li_01jc9x7m3ef0ab6yr2t0n4q8ze */
             id: string;
-            /** @example 1.5 */
+            /**
+             * Format: double
+             * @example 1.5
+             */
             quantity: number;
             /**
+             * Format: int64
              * @description round_half_up(amount × tax_rate / 100)
              * @example 1196
              */
             tax_amount: number;
-            /** @example 8.25 */
+            /**
+             * Format: double
+             * @example 8.25
+             */
             tax_rate: number;
-            /** @example 10000 */
+            /**
+             * Format: int64
+             * @example 10000
+             */
             unit_amount: number;
         };
         MatchPaymentRequest: {
@@ -1567,6 +1879,7 @@ export interface components {
         };
         MatchSuggestionResponse: {
             /**
+             * Format: double
              * @description This suggestion's share among the equally plausible ones
              * @example 0.5
              */
@@ -1590,6 +1903,7 @@ export interface components {
         };
         MatchWriteOffResponse: {
             /**
+             * Format: int64
              * @description Minor units written off
              * @example 50
              */
@@ -1640,9 +1954,15 @@ export interface components {
             name: string | null;
         };
         PaymentApplicationResponse: {
-            /** @example 5000 */
+            /**
+             * Format: int64
+             * @example 5000
+             */
             amount: number;
-            /** @example 2026-01-20T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-20T10:00:00.000Z
+             */
             applied_at: string;
             /** @example app_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
@@ -1680,18 +2000,24 @@ export interface components {
         };
         PaymentResponse: {
             /**
+             * Format: int64
              * @description Minor units
              * @example 12550
              */
             amount: number;
-            /** @example 10000 */
+            /**
+             * Format: int64
+             * @example 10000
+             */
             amount_applied: number;
             /**
+             * Format: int64
              * @description Σ refunds
              * @example 0
              */
             amount_refunded: number;
             /**
+             * Format: int64
              * @description amount − amount_applied − amount_refunded: the customer's credit from this payment
              * @example 2550
              */
@@ -1705,7 +2031,10 @@ export interface components {
              * @example AAAASESS-FP-CN98765
              */
             bank_entry_id: string | null;
-            /** @example 2026-01-20T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-20T10:00:00.000Z
+             */
             created_at: string;
             /** @example usd */
             currency: string;
@@ -1725,7 +2054,10 @@ export interface components {
             method: "ach" | "wire" | "check" | "card" | "cash" | "other";
             /** @description Who paid, when said (§14) */
             payer: components["schemas"]["PayerResponse"] | null;
-            /** @example 2026-01-20 */
+            /**
+             * Format: date
+             * @example 2026-01-20
+             */
             payment_date: string;
             /** @example INV-000123 */
             reference: string | null;
@@ -1737,9 +2069,13 @@ export interface components {
              * @enum {string}
              */
             status: "unapplied" | "partially_applied" | "applied";
-            /** @example 2026-01-20T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-20T10:00:00.000Z
+             */
             updated_at: string;
         };
+        /** @description RFC 9457 problem details, sent as application/problem+json */
         ProblemResponse: {
             /**
              * @example validation_failed
@@ -1763,30 +2099,40 @@ export interface components {
             type: string;
         };
         RateLimitResponse: {
-            /** @example 1000 */
+            /**
+             * Format: int64
+             * @example 1000
+             */
             limit: number;
-            /** @example 998 */
+            /**
+             * Format: int64
+             * @example 998
+             */
             remaining: number;
             /**
+             * Format: int64
              * @description seconds until the window resets
              * @example 42
              */
             reset: number;
-            /** @example 60 */
+            /**
+             * Format: int64
+             * @example 60
+             */
             window_seconds: number;
         };
         RecordPaymentRequest: {
             /**
+             * Format: int64
              * @description Minor units (12550 = 125.50), > 0.
              * @example 12550
              */
             amount: number;
             /**
-             * @description strict: rules 1–4; oldest_first: rules 1–5; none: no automatic matching.
-             * @default strict
+             * @description strict: rules 1–4; oldest_first: rules 1–5; none: no automatic matching. Default: "strict".
              * @enum {string}
              */
-            auto_match: "strict" | "oldest_first" | "none";
+            auto_match?: "strict" | "oldest_first" | "none";
             /**
              * @description The bank's id of the entry.
              * @example AAAASESS-FP-CN98765
@@ -1811,13 +2157,14 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @default other
+             * @description Default: "other".
              * @enum {string}
              */
-            method: "ach" | "wire" | "check" | "card" | "cash" | "other";
+            method?: "ach" | "wire" | "check" | "card" | "cash" | "other";
             /** @description Who paid. Without customer_id, a payer account linked to one customer, else a payer name equal to one customer's name or alias, identifies the customer (§14). */
             payer?: components["schemas"]["PayerRequest"] | null;
             /**
+             * Format: date
              * @description YYYY-MM-DD; default today.
              * @example 2026-01-20
              */
@@ -1832,6 +2179,7 @@ export interface components {
         };
         RefundRequest: {
             /**
+             * Format: int64
              * @description Minor units; at most what is unapplied (payment) or remaining (credit note), else 409
              * @example 2500
              */
@@ -1841,11 +2189,15 @@ export interface components {
         };
         RefundResponse: {
             /**
+             * Format: int64
              * @description Minor units
              * @example 2500
              */
             amount: number;
-            /** @example 2026-01-21T12:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-21T12:00:00.000Z
+             */
             created_at: string;
             /** @example ref_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
@@ -1883,6 +2235,7 @@ export interface components {
         };
         RemittanceLineRequest: {
             /**
+             * Format: int64
              * @description Minor units; default: the invoice's amount due.
              * @example 5000
              */
@@ -1899,7 +2252,10 @@ export interface components {
             invoice_number?: string;
         };
         RemittanceLineResponse: {
-            /** @example 5000 */
+            /**
+             * Format: int64
+             * @example 5000
+             */
             amount?: number;
             /** @example inv_01jc9x7m3ef0ab6yr2t0n4q8zd */
             invoice_id?: string;
@@ -1907,10 +2263,13 @@ export interface components {
             invoice_number?: string;
         };
         RotatedSecretResponse: {
-            /** @example 2026-01-15T09:30:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
             /** @example ERP sync */
-            description: Record<string, never> | null;
+            description: string | null;
             /**
              * @description gone: the endpoint answered 410 and was disabled
              * @enum {string|null}
@@ -1926,7 +2285,7 @@ export interface components {
             /** @example wh_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
             /** @description Until then deliveries carry a second signature made with the previous secret. */
-            previous_secret_expires_at: Record<string, never> | null;
+            previous_secret_expires_at: string | null;
             /**
              * @description Standard Webhooks signing secret. Shown only in this response; store it now. Null only on an idempotent replay after the endpoint was deleted or its secret rotated: a replay never reveals a secret the endpoint no longer has.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7Iu2qDf5Em4=
@@ -1934,18 +2293,21 @@ export interface components {
             secret: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
-            /** @example 2026-01-15T09:30:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             updated_at: string;
             /** @example https://example.com/webhooks/receivables */
             url: string;
         };
         RotateWebhookSecretRequest: {
             /**
-             * @description How long the old secret keeps signing next to the new one (a second v1 signature). 0 retires it at once.
-             * @default 86400
+             * Format: int64
+             * @description How long the old secret keeps signing next to the new one (a second v1 signature). 0 retires it at once. Default: 86400.
              * @example 86400
              */
-            overlap_seconds: number;
+            overlap_seconds?: number;
         };
         SettingsResponse: {
             cash_application: components["schemas"]["CashApplicationSettingsResponse"];
@@ -1958,11 +2320,13 @@ export interface components {
         };
         ShortPayToleranceRequest: {
             /**
+             * Format: int64
              * @description Minor units
              * @example 500
              */
             amount: number;
             /**
+             * Format: double
              * @description Percent of the amount due, at most 4 decimal places
              * @example 1.5
              */
@@ -1970,13 +2334,15 @@ export interface components {
         };
         ShortPayToleranceResponse: {
             /**
+             * Format: int64
              * @description Minor units
              * @example 0
              */
             amount: number;
             /**
+             * Format: double
              * @description Percent of the amount due
-             * @example 0
+             * @example 1.5
              */
             percent: number;
         };
@@ -1993,18 +2359,26 @@ export interface components {
         };
         StatementLineResponse: {
             /**
+             * Format: int64
              * @description Running balance after this line
              * @example 37550
              */
             balance: number;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             credit: number;
             /**
+             * Format: date
              * @description Entry date: issue_date for invoices, payment_date for payments, else the day it happened
              * @example 2026-01-05
              */
             date: string;
-            /** @example 12550 */
+            /**
+             * Format: int64
+             * @example 12550
+             */
             debit: number;
             /** @example Invoice INV-000123 finalized */
             description: string;
@@ -2017,6 +2391,7 @@ export interface components {
             /** @description What the customer owed as of `to`: invoices issued by then, their amounts as of `to`, by days past due at `to`. Its total − unapplied_credit = closing_balance */
             aging: components["schemas"]["AgingResponse"];
             /**
+             * Format: int64
              * @description opening_balance + total_debits − total_credits; the customer's balance as of `to`
              * @example 37550
              */
@@ -2024,23 +2399,40 @@ export interface components {
             /** @example usd */
             currency: string;
             customer: components["schemas"]["StatementCustomerResponse"];
-            /** @example 2026-01-01 */
+            /**
+             * Format: date
+             * @example 2026-01-01
+             */
             from: string;
-            /** @example 2026-01-31T12:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00.000Z
+             */
             generated_at: string;
             lines: components["schemas"]["StatementLineResponse"][];
             /**
+             * Format: int64
              * @description Ledger sum before `from`
              * @example 25000
              */
             opening_balance: number;
-            /** @example 2026-01-31 */
+            /**
+             * Format: date
+             * @example 2026-01-31
+             */
             to: string;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             total_credits: number;
-            /** @example 12550 */
+            /**
+             * Format: int64
+             * @example 12550
+             */
             total_debits: number;
             /**
+             * Format: int64
              * @description What payments received and credit notes issued by `to` still held then: not applied to an invoice issued by then, not refunded, not voided (applications count from their payment's or credit note's date)
              * @example 5000
              */
@@ -2049,9 +2441,15 @@ export interface components {
         StatusResponse: {
             /** @description With a bearer token, that client's current state; otherwise the default policy. */
             rate_limit: components["schemas"]["RateLimitResponse"];
-            /** @example ok */
-            status: string;
-            /** @example 2026-11-22T10:00:00.000Z */
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
             time: string;
             /** @example 0.1.0 */
             version: string;
@@ -2060,8 +2458,11 @@ export interface components {
             /** @description Omit when sending the credentials as HTTP Basic. */
             client_id?: string;
             client_secret?: string;
-            /** @example client_credentials */
-            grant_type: string;
+            /**
+             * @example client_credentials
+             * @enum {string}
+             */
+            grant_type: "client_credentials";
             /**
              * @description Space-separated subset of the client's scopes.
              * @example invoices:read payments:write
@@ -2070,12 +2471,18 @@ export interface components {
         };
         TokenResponse: {
             access_token: string;
-            /** @example 3600 */
+            /**
+             * Format: int64
+             * @example 3600
+             */
             expires_in: number;
             /** @example invoices:read invoices:write */
             scope: string;
-            /** @example Bearer */
-            token_type: string;
+            /**
+             * @example Bearer
+             * @enum {string}
+             */
+            token_type: "Bearer";
         };
         UpdateCustomerRequest: {
             /**
@@ -2087,28 +2494,26 @@ export interface components {
              */
             aliases?: string[];
             billing_address?: components["schemas"]["BillingAddressRequest"] | null;
+            /** @example false */
+            credit_hold?: boolean;
             /**
-             * @default false
-             * @example false
-             */
-            credit_hold: boolean;
-            /**
+             * Format: int64
              * @description Minor units; null = no limit.
              * @example 500000
              */
-            credit_limit?: Record<string, never> | null;
+            credit_limit?: number | null;
             /**
              * @description ISO 4217, either case. All invoices and payments of the customer use it; fixed once it has any.
              * @example usd
              */
             currency?: string;
             /** @example ap@acme.example */
-            email?: Record<string, never> | null;
+            email?: string | null;
             /**
              * @description Your own id; unique per tenant (409 otherwise).
              * @example CRM-1042
              */
-            external_id?: Record<string, never> | null;
+            external_id?: string | null;
             /**
              * @example {
              *       "segment": "enterprise"
@@ -2127,17 +2532,21 @@ export interface components {
              */
             payer_accounts?: string[];
             /**
-             * @default 30
+             * Format: int64
              * @example 30
              */
-            payment_terms_days: number;
+            payment_terms_days?: number;
             /** @example +1 555 0100 */
-            phone?: Record<string, never> | null;
+            phone?: string | null;
         };
         UpdateInvoiceRequest: {
+            /** Format: int64 */
             readonly amount_credited?: number;
+            /** Format: int64 */
             readonly amount_due?: number;
+            /** Format: int64 */
             readonly amount_paid?: number;
+            /** Format: int64 */
             readonly amount_written_off?: number;
             readonly created_at?: string;
             readonly credit_notes?: Record<string, never>[];
@@ -2147,17 +2556,21 @@ export interface components {
             readonly customer?: Record<string, never>;
             /** @description draft only */
             customer_id?: string;
+            /** Format: int64 */
             readonly days_past_due?: number;
+            /** Format: int64 */
             readonly discount_total?: number;
             /** @description Open ({status: "open", reason, amount?}) or resolve ({status: "resolved"}) a dispute */
             dispute?: components["schemas"]["DisputeRequest"];
             /**
+             * Format: date
              * @description draft, open, partially_paid
              * @example 2026-02-15
              */
             due_date?: string;
             readonly id?: string;
             /**
+             * Format: date
              * @description draft only
              * @example 2026-01-05
              */
@@ -2165,7 +2578,7 @@ export interface components {
             /** @description Replaces all lines. draft; open/partially_paid while the new total stays ≥ amount_paid + amount_credited + amount_written_off */
             line_items?: components["schemas"]["LineItemRequest"][];
             /** @description any status */
-            memo?: Record<string, never> | null;
+            memo?: string | null;
             /** @description any status; replaces the whole object */
             metadata?: {
                 [key: string]: unknown;
@@ -2175,16 +2588,20 @@ export interface components {
             readonly overdue?: boolean;
             readonly payments?: Record<string, never>[];
             /** @description draft, open, partially_paid */
-            po_number?: Record<string, never> | null;
+            po_number?: string | null;
             /**
              * @description Transitions: draft→open, draft→void, open→void (nothing applied), open|partially_paid→uncollectible, uncollectible→open; others are 409
              * @enum {string}
              */
             status?: "draft" | "open" | "partially_paid" | "paid" | "void" | "uncollectible";
+            /** Format: int64 */
             readonly subtotal?: number;
+            /** Format: int64 */
             readonly tax_total?: number;
+            /** Format: int64 */
             readonly total?: number;
             readonly updated_at?: string;
+            /** Format: int64 */
             readonly version?: number;
             readonly write_offs?: Record<string, never>[];
         };
@@ -2199,7 +2616,7 @@ export interface components {
         };
         UpdateWebhookEndpointRequest: {
             /** @description null clears it */
-            description?: Record<string, never> | null;
+            description?: string | null;
             /**
              * @description Event types to receive: a type (invoice.created, invoice.updated, invoice.finalized, invoice.paid, invoice.voided, invoice.marked_uncollectible, invoice.overdue, invoice.reminder, invoice.written_off, payment.created, payment.matched, payment.needs_review, payment.refunded, payment.application_reversed, credit_note.created, credit_note.applied, credit_note.voided, credit_note.refunded, bank_statement.completed, dispute.opened, dispute.resolved), a family wildcard (`invoice.*`, `payment.*`, `dispute.*`) or `*` for all. Unknown entries are a 400.
              * @example [
@@ -2222,6 +2639,7 @@ export interface components {
         };
         WebhookDeliveryResponse: {
             /**
+             * Format: int64
              * @description attempts made so far
              * @example 1
              */
@@ -2232,8 +2650,11 @@ export interface components {
              * @example evt_01jc9x7m3ef0ab6yr2t0n4q8zd
              */
             event_id: string;
-            /** @example invoice.paid */
-            event_type: string;
+            /**
+             * @example invoice.paid
+             * @enum {string}
+             */
+            event_type: "invoice.created" | "invoice.updated" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.overdue" | "invoice.reminder" | "invoice.written_off" | "payment.created" | "payment.matched" | "payment.needs_review" | "payment.refunded" | "payment.application_reversed" | "credit_note.created" | "credit_note.applied" | "credit_note.voided" | "credit_note.refunded" | "bank_statement.completed" | "dispute.opened" | "dispute.resolved" | "webhook.test";
             /** @example whd_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
             last_attempt_at?: string | null;
@@ -2242,7 +2663,10 @@ export interface components {
              * @example null
              */
             last_error: string | null;
-            /** @example 200 */
+            /**
+             * Format: int64
+             * @example 200
+             */
             last_response_code: number | null;
             /** @description when the next attempt is due; null once succeeded or failed */
             next_attempt_at: string | null;
@@ -2258,10 +2682,13 @@ export interface components {
             next_cursor: string | null;
         };
         WebhookEndpointResponse: {
-            /** @example 2026-01-15T09:30:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
             /** @example ERP sync */
-            description: Record<string, never> | null;
+            description: string | null;
             /**
              * @description gone: the endpoint answered 410 and was disabled
              * @enum {string|null}
@@ -2278,16 +2705,22 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "enabled" | "disabled";
-            /** @example 2026-01-15T09:30:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             updated_at: string;
             /** @example https://example.com/webhooks/receivables */
             url: string;
         };
         WebhookEndpointWithSecretResponse: {
-            /** @example 2026-01-15T09:30:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
             /** @example ERP sync */
-            description: Record<string, never> | null;
+            description: string | null;
             /**
              * @description gone: the endpoint answered 410 and was disabled
              * @enum {string|null}
@@ -2309,13 +2742,17 @@ export interface components {
             secret: string | null;
             /** @enum {string} */
             status: "enabled" | "disabled";
-            /** @example 2026-01-15T09:30:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             updated_at: string;
             /** @example https://example.com/webhooks/receivables */
             url: string;
         };
         WriteOffInvoiceRequest: {
             /**
+             * Format: int64
              * @description Minor units, at most the amount due; default: all of the amount due
              * @example 450
              */
@@ -2328,11 +2765,15 @@ export interface components {
         };
         WriteOffResponse: {
             /**
+             * Format: int64
              * @description Minor units
              * @example 450
              */
             amount: number;
-            /** @example 2026-01-21T12:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-21T12:00:00.000Z
+             */
             created_at: string;
             /** @example wo_01jc9x7m3ef0ab6yr2t0n4q8zd */
             id: string;
@@ -2343,10 +2784,320 @@ export interface components {
             reason: "bad_debt" | "short_pay" | "small_balance" | "other";
         };
     };
-    responses: never;
-    parameters: never;
+    responses: {
+        /** @description The token lacks the scope */
+        Forbidden: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/forbidden",
+                 *       "title": "Forbidden",
+                 *       "status": 403,
+                 *       "detail": "This token lacks the scope(s): invoices:write.",
+                 *       "code": "forbidden",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description The request line and headers exceed 16 KiB (the connection is closed) */
+        HeadersTooLarge: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/headers_too_large",
+                 *       "title": "Request header fields too large",
+                 *       "status": 431,
+                 *       "detail": "The request line and headers exceed 16 KiB.",
+                 *       "code": "headers_too_large",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description An unexpected error; the body never says more (the logs do, under the request id) */
+        InternalError: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/internal_error",
+                 *       "title": "Internal server error",
+                 *       "status": 500,
+                 *       "detail": "An unexpected error occurred.",
+                 *       "code": "internal_error",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description The body is larger than the limit */
+        PayloadTooLarge: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/payload_too_large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "detail": "The request body is larger than 1048576 bytes.",
+                 *       "code": "payload_too_large",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description The request did not arrive in time (the connection is closed) */
+        RequestTimeout: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/request_timeout",
+                 *       "title": "Request timeout",
+                 *       "status": 408,
+                 *       "detail": "The request did not arrive in time.",
+                 *       "code": "request_timeout",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description The database is unreachable; retry later */
+        ServiceUnavailable: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/service_unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The service is temporarily unavailable; retry later.",
+                 *       "code": "service_unavailable",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description Rate limited; Retry-After says when to try again */
+        TooManyRequests: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/rate_limited",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "detail": "Rate limit of 600 requests per 60 s reached.",
+                 *       "code": "rate_limited",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description Missing, invalid, expired or revoked token */
+        Unauthorized: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unauthorized",
+                 *       "title": "Unauthorized",
+                 *       "status": 401,
+                 *       "detail": "The bearer token is missing, invalid or expired.",
+                 *       "code": "unauthorized",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description The body is not application/json */
+        UnsupportedMediaType: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unsupported_media_type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "Send the request body as application/json.",
+                 *       "code": "unsupported_media_type",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+        /** @description A path segment is longer than 100 characters */
+        UriTooLong: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/uri_too_long",
+                 *       "title": "URI too long",
+                 *       "status": 414,
+                 *       "detail": "A path segment of the URL is longer than 100 characters.",
+                 *       "code": "uri_too_long",
+                 *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemResponse"];
+            };
+        };
+    };
+    parameters: {
+        /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Strong entity tag: the version, e.g. "3"; send it back as If-Match
+         * @example "3"
+         */
+        ETag: string;
+        /** @description "true" when this is the stored answer to an earlier request with the same Idempotency-Key */
+        IdempotentReplayed: "true";
+        /**
+         * @description The next page, when there is one: `</api/v1/…?cursor=…>; rel="next"` (RFC 8288)
+         * @example </api/v1/invoices?cursor=eyJ2IjoxfQ&limit=50>; rel="next"
+         */
+        Link: string;
+        /**
+         * @description Remaining quota and seconds until reset (IETF draft httpapi-ratelimit-headers)
+         * @example "default";r=599;t=60
+         */
+        RateLimit: string;
+        /**
+         * @description Requests allowed per window
+         * @example 600
+         */
+        RateLimitLimit: string;
+        /**
+         * @description The quota and window in seconds
+         * @example "default";q=600;w=60
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description Requests left in the current window
+         * @example 599
+         */
+        RateLimitRemaining: string;
+        /**
+         * @description Seconds until the window resets
+         * @example 60
+         */
+        RateLimitReset: string;
+        /**
+         * @description Seconds to wait before retrying
+         * @example 30
+         */
+        RetryAfter: number;
+        /**
+         * @description The bearer challenge (RFC 6750)
+         * @example Bearer realm="receivables", error="invalid_token"
+         */
+        WwwAuthenticate: string;
+        /**
+         * @description The request id, also in problem bodies and the logs
+         * @example req_01jc9x7m3ef0ab6yr2t0n4q8zd
+         */
+        XRequestId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2365,8 +3116,10 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2376,28 +3129,79 @@ export interface operations {
             /** @description invalid_request, unsupported_grant_type or invalid_scope */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthErrorResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Invalid_request, unsupported_grant_type or invalid_scope.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
             /** @description invalid_client */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthErrorResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "The request failed with status 401.",
+                     *       "code": "unauthorized",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many failed attempts for this client from this address, or from this address; or too many tokens for this client */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many failed attempts for this client from this address, or from this address; or too many tokens for this client.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     BankStatementsController_list: {
@@ -2415,8 +3219,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2426,39 +3238,42 @@ export interface operations {
             /** @description bad filter, sort, limit or cursor */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Filter, sort, limit or cursor.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     BankStatementsController_import: {
@@ -2468,8 +3283,8 @@ export interface operations {
                 format: "camt.053" | "camt.054" | "bai2" | "mt940" | "csv";
             };
             header?: {
-                /** @description Up to 255 characters; the body is compared by its SHA-256. */
-                "Idempotency-Key"?: string;
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2483,8 +3298,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Accepted */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2494,66 +3317,142 @@ export interface operations {
             /** @description validation_failed: format missing or unknown */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Format missing or unknown.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still in progress */
+            409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_in_use",
+                     *       "title": "Idempotency key in use",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still in progress.",
+                     *       "code": "idempotency_key_in_use",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
             /** @description payload_too_large: more than 50 MB */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "More than 50 MB.",
+                     *       "code": "payload_too_large",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
             /** @description unsupported_media_type: not application/xml, text/plain or text/csv */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Not application/xml, text/plain or text/csv.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
             /** @description invalid_bank_file (nothing imported); idempotency_key_reused */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid_bank_file",
+                     *       "title": "Invalid bank file",
+                     *       "status": 422,
+                     *       "detail": "Nothing imported); idempotency_key_reused.",
+                     *       "code": "invalid_bank_file",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     BankStatementsController_get: {
@@ -2567,50 +3466,86 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BankStatementResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found (also for another tenant's or a malformed id) */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Also for another tenant's or a malformed id.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CashApplicationController_stats: {
@@ -2627,8 +3562,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2638,39 +3580,42 @@ export interface operations {
             /** @description a date that is not a date, from after to, more than 366 days */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Date that is not a date, from after to, more than 366 days.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CreditNotesController_list: {
@@ -2692,8 +3637,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2703,45 +3656,51 @@ export interface operations {
             /** @description bad status, sort, limit or cursor */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Status, sort, limit or cursor.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CreditNotesController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2751,8 +3710,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2762,57 +3729,119 @@ export interface operations {
             /** @description validation_failed (neither or both of line_items and amount, unknown reason, currency other than the customer's) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Neither or both of line_items and amount, unknown reason, currency other than the customer's.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description customer or invoice not found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Or invoice not found.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict: the invoice belongs to another customer; invalid_state: the invoice is a draft or void */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "The invoice belongs to another customer; invalid_state: the invoice is a draft or void.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CreditNotesController_get: {
@@ -2826,56 +3855,95 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNoteResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found (also for another tenant's or a malformed id) */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Also for another tenant's or a malformed id.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CreditNotesController_apply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -2887,8 +3955,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2898,63 +3974,129 @@ export interface operations {
             /** @description validation_failed (no applications, an invoice listed twice, a bad amount) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "No applications, an invoice listed twice, a bad amount.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description credit note or invoice not found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Note or invoice not found.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict: another customer or currency, more than the amount due or the remaining credit; invalid_state: invoice not open/partially_paid, credit note void */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Another customer or currency, more than the amount due or the remaining credit; invalid_state: invoice not open/partially_paid, credit note void.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CreditNotesController_refund: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -2966,8 +4108,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2977,63 +4127,129 @@ export interface operations {
             /** @description validation_failed (amount not a positive integer, reason too long) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Amount not a positive integer, reason too long.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict: more than remains; invalid_state: the credit note is void */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "More than remains; invalid_state: the credit note is void.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CreditNotesController_voidNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3041,59 +4257,137 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNoteResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description invalid_state: already void, or something applied or refunded */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid_state",
+                     *       "title": "Invalid state",
+                     *       "status": 409,
+                     *       "detail": "Already void, or something applied or refunded.",
+                     *       "code": "invalid_state",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            414: components["responses"]["UriTooLong"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CustomersController_list: {
@@ -3120,8 +4414,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3131,45 +4433,51 @@ export interface operations {
             /** @description bad filter, sort, limit or cursor */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Filter, sort, limit or cursor.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CustomersController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3179,8 +4487,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3190,48 +4506,94 @@ export interface operations {
             /** @description validation_failed */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request is not valid: currency must be a string.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict: external_id already used */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "External_id already used.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CustomersController_get: {
@@ -3248,8 +4610,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3259,48 +4628,68 @@ export interface operations {
             /** @description bad as_of */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "As_of.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found (also for another tenant's or a malformed id) */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Also for another tenant's or a malformed id.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     CustomersController_update: {
@@ -3318,8 +4707,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3329,57 +4725,95 @@ export interface operations {
             /** @description validation_failed */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request is not valid: currency must be a string.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict (external_id) or invalid_state (currency of a customer with activity) */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "External_id) or invalid_state (currency of a customer with activity.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     StatementController_statement: {
@@ -3404,6 +4838,12 @@ export interface operations {
             /** @description The statement */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,52 +4855,68 @@ export interface operations {
             /** @description bad date, from after to, or a PDF of more lines than it holds (the detail says how to narrow the period) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                    "application/pdf": components["schemas"]["ProblemResponse"];
-                    "text/csv": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Date, from after to, or a PDF of more lines than it holds (the detail says how to narrow the period.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found (also for another tenant's or a malformed id) */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                    "application/pdf": components["schemas"]["ProblemResponse"];
-                    "text/csv": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Also for another tenant's or a malformed id.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     InvoicesController_list: {
@@ -3498,8 +4954,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3509,45 +4973,51 @@ export interface operations {
             /** @description bad filter value, range, sort, limit or cursor */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Filter value, range, sort, limit or cursor.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     InvoicesController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3557,10 +5027,17 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
-                    /** @description Strong entity tag: the version */
-                    ETag?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,57 +5047,143 @@ export interface operations {
             /** @description validation_failed (line math, currency other than the customer's, read-only field...) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Line math, currency other than the customer's, read-only field...",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description forbidden: customer.credit_limit, credit_hold or payment_terms_days sent without the customers:write scope */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "Customer.credit_limit, credit_hold or payment_terms_days sent without the customers:write scope.",
+                     *       "code": "forbidden",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
             /** @description customer_id not found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Not found.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict: duplicate number or customer external_id */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Duplicate number or customer external_id.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     InvoicesController_get: {
@@ -3634,52 +5197,87 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong entity tag: the version, e.g. "3" */
-                    ETag?: string;
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoiceDetailResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found (also for another tenant's or a malformed id) */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Also for another tenant's or a malformed id.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     InvoicesController_update: {
@@ -3700,10 +5298,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong entity tag: the new version */
-                    ETag?: string;
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3713,72 +5317,129 @@ export interface operations {
             /** @description validation_failed (unknown status, read-only field, bad value) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Unknown status, read-only field, bad value.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description invalid_state (transition or field not allowed in this status) or conflict (duplicate number) */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid_state",
+                     *       "title": "Invalid state",
+                     *       "status": 409,
+                     *       "detail": "Transition or field not allowed in this status) or conflict (duplicate number.",
+                     *       "code": "invalid_state",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
             /** @description precondition_failed: If-Match does not match the current version */
             412: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/precondition_failed",
+                     *       "title": "Precondition failed",
+                     *       "status": 412,
+                     *       "detail": "If-Match does not match the current version.",
+                     *       "code": "precondition_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     InvoicesController_writeOff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3793,8 +5454,14 @@ export interface operations {
             /** @description The invoice, with the write-off in `write_offs` */
             200: {
                 headers: {
-                    /** @description Strong entity tag: the new version */
-                    ETag?: string;
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3804,57 +5471,120 @@ export interface operations {
             /** @description validation_failed (unknown reason, amount not a positive integer) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Unknown reason, amount not a positive integer.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description invalid_state (not open or partially paid, nothing due) or conflict (amount beyond the amount due) */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid_state",
+                     *       "title": "Invalid state",
+                     *       "status": 409,
+                     *       "detail": "Not open or partially paid, nothing due) or conflict (amount beyond the amount due.",
+                     *       "code": "invalid_state",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     PaymentsController_list: {
@@ -3880,8 +5610,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3891,47 +5629,50 @@ export interface operations {
             /** @description bad filter, sort, limit or cursor */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Filter, sort, limit or cursor.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     PaymentsController_record: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters; a retry with the same key and body returns the first response with `Idempotent-Replayed: true` (kept 24 h). */
-                "Idempotency-Key"?: string;
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -3942,8 +5683,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3953,66 +5702,119 @@ export interface operations {
             /** @description validation_failed (also a currency other than the customer's) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Also a currency other than the customer's.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description customer_id not found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Not found.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description idempotency_key_in_use */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_in_use",
+                     *       "title": "Idempotency key in use",
+                     *       "status": 409,
+                     *       "detail": "The request failed with status 409.",
+                     *       "code": "idempotency_key_in_use",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description idempotency_key_reused */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "The request failed with status 422.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     PaymentsController_get: {
@@ -4026,50 +5828,86 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found (also for another tenant's or a malformed id) */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Also for another tenant's or a malformed id.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     PaymentsController_reverse: {
@@ -4084,67 +5922,119 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description payment or application not found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Or application not found.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description invalid_state: already reversed */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid_state",
+                     *       "title": "Invalid state",
+                     *       "status": 409,
+                     *       "detail": "Already reversed.",
+                     *       "code": "invalid_state",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     PaymentsController_match: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters; a retry with the same key and body returns the first response with `Idempotent-Replayed: true` (kept 24 h). */
-                "Idempotency-Key"?: string;
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 id: string;
@@ -4157,8 +6047,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4168,65 +6066,128 @@ export interface operations {
             /** @description validation_failed */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request is not valid: currency must be a string.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description payment or invoice not found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Or invoice not found.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict: another customer or currency, more than the amount due or the unapplied amount; invalid_state: invoice not open/partially_paid */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Another customer or currency, more than the amount due or the unapplied amount; invalid_state: invoice not open/partially_paid.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     PaymentsController_refund: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters; a retry with the same key and body returns the first response with `Idempotent-Replayed: true` (kept 24 h). */
-                "Idempotency-Key"?: string;
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 id: string;
@@ -4239,8 +6200,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4250,57 +6219,120 @@ export interface operations {
             /** @description validation_failed (amount not a positive integer, reason too long) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Amount not a positive integer, reason too long.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description not_found */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict: more than is unapplied; invalid_state: no customer yet */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "More than is unapplied; invalid_state: no customer yet.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     SettingsController_get: {
@@ -4312,41 +6344,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SettingsResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     SettingsController_update: {
@@ -4362,8 +6381,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4373,39 +6399,44 @@ export interface operations {
             /** @description validation_failed (unknown time zone, out-of-range value, incomplete section) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Unknown time zone, out-of-range value, incomplete section.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     StatusController_status: {
@@ -4417,14 +6448,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     WebhooksController_list: {
@@ -4442,8 +6479,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4453,45 +6498,51 @@ export interface operations {
             /** @description validation_failed (unknown event type, refused URL, unknown field) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Unknown event type, refused URL, unknown field.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     WebhooksController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4501,8 +6552,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4512,48 +6571,94 @@ export interface operations {
             /** @description validation_failed (unknown event type, refused URL, unknown field) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Unknown event type, refused URL, unknown field.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             /** @description conflict: the tenant already has 50 endpoints (the limit) */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "The tenant already has 50 endpoints (the limit.",
+                     *       "code": "conflict",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     WebhooksController_get: {
@@ -4568,50 +6673,86 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description no such endpoint in this tenant */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Such endpoint in this tenant.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     WebhooksController_remove: {
@@ -4629,46 +6770,81 @@ export interface operations {
             /** @description deleted */
             204: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description no such endpoint in this tenant */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Such endpoint in this tenant.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     WebhooksController_update: {
@@ -4687,8 +6863,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4698,48 +6881,70 @@ export interface operations {
             /** @description validation_failed (unknown event type, refused URL, unknown field) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Unknown event type, refused URL, unknown field.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description no such endpoint in this tenant */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Such endpoint in this tenant.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     WebhooksController_deliveries: {
@@ -4763,8 +6968,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,54 +6987,77 @@ export interface operations {
             /** @description validation_failed (unknown event type, refused URL, unknown field) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Unknown event type, refused URL, unknown field.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description no such endpoint in this tenant */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Such endpoint in this tenant.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     WebhooksController_rotate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description webhook endpoint id */
                 id: string;
@@ -4834,8 +7070,16 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4845,54 +7089,129 @@ export interface operations {
             /** @description validation_failed (unknown event type, refused URL, unknown field) */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "Unknown event type, refused URL, unknown field.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description no such endpoint in this tenant */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Such endpoint in this tenant.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            408: components["responses"]["RequestTimeout"];
+            /** @description idempotency_key_in_use: a request with this Idempotency-Key is still in progress */
+            409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_in_use",
+                     *       "title": "Idempotency key in use",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still in progress.",
+                     *       "code": "idempotency_key_in_use",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     WebhooksController_sendTest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat with the same key and body returns the stored answer (24 h); with another body 422; while the first is in flight 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description webhook endpoint id */
                 id: string;
@@ -4904,57 +7223,134 @@ export interface operations {
             /** @description the queued delivery */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked token */
-            401: {
+            /** @description validation_failed: a parameter or the body is not valid */
+            400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "A parameter or the body is not valid.",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd",
+                     *       "errors": [
+                     *         {
+                     *           "field": "currency",
+                     *           "code": "isString",
+                     *           "message": "currency must be a string"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The token lacks the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description no such endpoint in this tenant */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Such endpoint in this tenant.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /** @description invalid_state: the endpoint is disabled */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid_state",
+                     *       "title": "Invalid state",
+                     *       "status": 409,
+                     *       "detail": "The endpoint is disabled.",
+                     *       "code": "invalid_state",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description Rate limited */
-            429: {
+            414: components["responses"]["UriTooLong"];
+            /** @description idempotency_key_reused: this Idempotency-Key was used with another request */
+            422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProblemResponse"];
+                    /**
+                     * @example {
+                     *       "type": "/problems/idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_01jc9x7m3ef0ab6yr2t0n4q8zd"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }
