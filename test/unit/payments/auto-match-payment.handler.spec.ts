@@ -6,7 +6,7 @@ import { MatchCandidate, MatchCandidateSource } from '../../../src/modules/payme
 import { Payment } from '../../../src/modules/payments/domain/payment.aggregate';
 import { PaymentRepository } from '../../../src/modules/payments/domain/payment.repository';
 import { CustomerMatchingLock, MatchCandidates } from '../../../src/modules/payments/application/matching-ports';
-import { anInvoice, aRecordedPayment, payElsewhere } from './payment.mother';
+import { anInvoice, aRecordedPayment, candidateOf, payElsewhere } from './payment.mother';
 
 /** The in-transaction auto-matching handler with in-memory ports: what it locks, re-checks and saves. */
 describe('AutoMatchPaymentHandler', () => {
@@ -43,22 +43,10 @@ describe('AutoMatchPaymentHandler', () => {
     return { run: () => handler.handle(event), pool };
   }
 
-  /** What the SQL candidate source reads for an invoice (tested against PostgreSQL in test/e2e/payments/match-candidates.e2e-spec.ts). */
-  const snapshot = (i: Invoice, dueDate = i.dueDate): MatchCandidate => ({
-    id: i.id,
-    number: i.number,
-    customerId: i.customerId,
-    currency: i.currency,
-    status: i.status,
-    amountDue: i.amountDue.amount,
-    dueDate,
-    disputed: i.isDisputed,
-  });
-
   it('locks the customer’s matching, applies the decision, and saves the invoices before the payment', async () => {
     const payment = aRecordedPayment();
     const a = anInvoice({ total: 10_000 });
-    const { run } = setup(payment, [a], () => [snapshot(a)]);
+    const { run } = setup(payment, [a], () => [candidateOf(a)]);
     await run();
     expect(locks).toEqual(['ten_1:cus_a']);
     expect(a.toJSON('2025-03-02')).toMatchObject({ status: 'paid', amount_paid: 10_000 });
@@ -70,10 +58,10 @@ describe('AutoMatchPaymentHandler', () => {
     const payment = aRecordedPayment();
     const a = anInvoice({ total: 10_000 });
     const b = anInvoice({ total: 4_000 });
-    const stale = [snapshot(a, '2025-03-01'), snapshot(b, '2025-03-05')];
+    const stale = [candidateOf(a, '2025-03-01'), candidateOf(b, '2025-03-05')];
     payElsewhere(a, 6_000); // a manual match committed after the candidates were read
     let reads = 0;
-    const { run, pool } = setup(payment, [a, b], () => (reads++ === 0 ? stale : [snapshot(a, '2025-03-01'), snapshot(b, '2025-03-05')]));
+    const { run, pool } = setup(payment, [a, b], () => (reads++ === 0 ? stale : [candidateOf(a, '2025-03-01'), candidateOf(b, '2025-03-05')]));
     await run();
     expect(pool).toHaveBeenCalledTimes(2);
     // Fresh figures: 4,000 + 4,000 ≠ 10,000 and both are 4,000 — nothing fits, nothing is guessed.
@@ -84,7 +72,7 @@ describe('AutoMatchPaymentHandler', () => {
   it('gives up after a few changed decisions and leaves the payment for a person', async () => {
     const payment = aRecordedPayment();
     const a = anInvoice({ total: 10_000, paid: 1 });
-    const { run, pool } = setup(payment, [a], () => [{ ...snapshot(a), amountDue: 10_000, status: 'open' }]);
+    const { run, pool } = setup(payment, [a], () => [{ ...candidateOf(a), amountDue: 10_000, status: 'open' }]);
     await run();
     expect(pool).toHaveBeenCalledTimes(3);
     expect(a.amountPaid.amount).toBe(1);
@@ -95,7 +83,7 @@ describe('AutoMatchPaymentHandler', () => {
     const payment = aRecordedPayment();
     const a = anInvoice({ total: 10_000 });
     const b = anInvoice({ total: 10_000 });
-    const { run } = setup(payment, [a, b], () => [snapshot(a), snapshot(b)]);
+    const { run } = setup(payment, [a, b], () => [candidateOf(a), candidateOf(b)]);
     await run();
     expect(saved).toEqual(['payment:needs_review']);
     expect(payment.match.suggestions).toHaveLength(2);

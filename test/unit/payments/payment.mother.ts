@@ -3,6 +3,7 @@ import { newId } from '../../../src/shared/domain/ids';
 import { BusinessTime } from '../../../src/shared/domain/clock';
 import { Invoice } from '../../../src/modules/invoicing';
 import { Payment } from '../../../src/modules/payments/domain/payment.aggregate';
+import { MatchCandidate } from '../../../src/modules/payments/domain/matching/match-candidate';
 
 export const AT = new Date('2025-03-01T12:00:00Z');
 const WHEN: BusinessTime = { now: AT, today: '2025-03-01' };
@@ -48,4 +49,18 @@ export function anInvoice(o: { total: number; paid?: number; id?: string; custom
 /** Another transaction's manual match, committed after the matcher read its candidates. */
 export function payElsewhere(invoice: Invoice, amount: number): void {
   invoice.applyPayment(Money.of(amount, invoice.currency), 'pay_elsewhere', newId('app'), WHEN, '2025-03-01');
+}
+
+/** What the SQL candidate source reads for an invoice (tested against PostgreSQL in test/e2e/payments/match-candidates.e2e-spec.ts). */
+export function candidateOf(i: Invoice, dueDate = i.dueDate): MatchCandidate {
+  return {
+    id: i.id,
+    number: i.number,
+    customerId: i.customerId,
+    currency: i.currency,
+    status: i.status,
+    amountDue: i.amountDue.amount,
+    dueDate,
+    disputed: i.isDisputed,
+  };
 }

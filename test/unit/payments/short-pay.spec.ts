@@ -9,7 +9,7 @@ import { PaymentRepository } from '../../../src/modules/payments/domain/payment.
 import { CustomerMatchingLock, MatchCandidates } from '../../../src/modules/payments/application/matching-ports';
 import { Money } from '../../../src/shared/domain/money';
 import { aPayment, anInvoice as aCandidate, InMemoryCandidates } from './match-candidate.mother';
-import { anInvoice, aRecordedPayment } from './payment.mother';
+import { anInvoice, aRecordedPayment, candidateOf } from './payment.mother';
 
 /** Short-pay tolerance (contract §13): 5.00 or 1 % of what is due, whichever is less. */
 const settings = TenantSettings.defaults().patch({ cash_application: { short_pay_tolerance: { amount: 500, percent: 1 }, payer_name_matching: true } });
@@ -175,17 +175,7 @@ describe('short-pay tolerance: the handler over real aggregates', () => {
       findByIdsForUpdate: async (_t: string, ids: readonly string[]) => invoices.filter((i) => ids.includes(i.id)),
       save: async (i: Invoice) => void saved.push(`invoice:${i.id}`),
     };
-    const snapshot = (i: Invoice): MatchCandidate => ({
-      id: i.id,
-      number: i.number,
-      customerId: i.customerId,
-      currency: i.currency,
-      status: i.status,
-      amountDue: i.amountDue.amount,
-      dueDate: i.dueDate,
-      disputed: i.isDisputed,
-    });
-    const source: MatchCandidateSource = { named: async () => invoices.map(snapshot), pool: async () => invoices.map(snapshot), payers: async () => [] };
+    const source: MatchCandidateSource = { named: async () => invoices.map((i) => candidateOf(i)), pool: async () => invoices.map((i) => candidateOf(i)), payers: async () => [] };
     const handler = new AutoMatchPaymentHandler(
       { subscribe: jest.fn() } as TransactionalEvents,
       payments,
