@@ -93,7 +93,7 @@ function brokenLink(file: string, target: string): string | undefined {
   const hash = target.indexOf('#');
   const pathPart = decodeURI(hash < 0 ? target : target.slice(0, hash));
   const anchor = hash < 0 ? undefined : decodeURIComponent(target.slice(hash + 1));
-  const resolved = pathPart === '' ? file : pathPart.startsWith('/') ? join(ROOT, pathPart) : resolve(dirname(file), pathPart);
+  const resolved = pathPart === '' ? file : pathPart.startsWith('/') ? resolve(ROOT, `.${pathPart}`) : resolve(dirname(file), pathPart);
   const inside = relative(ROOT, resolved);
   if (inside.startsWith('..') || resolve(ROOT, inside) !== resolved) return 'points outside the repository';
   if (inside.split(sep).some((part) => IGNORED_DIRS.has(part))) return 'points into an ignored directory';
