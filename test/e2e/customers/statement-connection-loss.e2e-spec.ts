@@ -5,7 +5,10 @@ import { createTestDatabase } from '../../support/database';
 import { TestApp } from '../../support/test-app';
 import { killHard, spawnApp, waitUntil } from '../webhooks/support';
 
-const LINES = 20_000;
+// About 12 MB of CSV: far more than the socket buffers between the two processes hold (the
+// receiver's window does not grow while it reads nothing; the sender's buffer stops at 4 MB), so
+// the stream is still waiting on its cursor when the receiver stops reading.
+const LINES = 200_000;
 
 /**
  * A long statement streams its lines from a cursor on a connection held between reads. When
@@ -30,7 +33,7 @@ describe('statement stream whose database connection is lost', () => {
       const tenant = await setup.createTenant('Stalled reader');
       const customerId = (await setup.post('/api/v1/customers', { name: 'Long history', currency: 'usd' }, tenant.token)).body.id;
       await setup.app.close();
-      // 20,000 ledger lines (the seed sets the balance once, triggers off, as statement-size does).
+      // 200,000 ledger lines (the seed sets the balance once, triggers off, as statement-size does).
       await sql.query('BEGIN');
       await sql.query('SET LOCAL session_replication_role = replica');
       await sql.query(
@@ -59,13 +62,16 @@ describe('statement stream whose database connection is lost', () => {
       });
       expect(response.statusCode).toBe(200);
       response.pause();
+      let body = '';
       const ended = new Promise<void>((resolve) => {
+        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
         response.on('end', resolve);
         response.on('close', resolve);
         response.on('error', () => resolve());
       });
-      const held = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'
-                      AND application_name LIKE 'receivables%'`;
+      // The statement's connection, its cursor suspended (the portal waits for the next fetch).
+      const held = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'ClientRead'
+                      AND state IN ('active', 'idle in transaction') AND application_name LIKE 'receivables%' AND query LIKE '%FROM ledger_entries%'`;
       let pid: number | undefined;
       await waitUntil(async () => (pid = (await sql.query(held)).rows[0]?.pid) !== undefined, 60_000, 'the statement cursor held between reads');
       await sql.query('SELECT pg_terminate_backend($1)', [pid]);
@@ -73,6 +79,8 @@ describe('statement stream whose database connection is lost', () => {
 
       response.resume(); // the rest of the body: cut where the cursor failed
       await ended;
+      expect(body.length).toBeGreaterThan(0);
+      expect(body).not.toContain(`L-${LINES - 1}`); // cut where the cursor failed, not finished
       // Still serving (a process ended by the 'error' event refuses the connection).
       const after = await fetch(`${base}/api/v1/customers/${customerId}`, { headers: { authorization: `Bearer ${token}` } });
       expect(after.status).toBe(200);

@@ -210,16 +210,28 @@ export class SqlStatementReadModel extends StatementReadModel {
     let cursor: Cursor<Record<string, string>> | null = null;
     /** the cursor's read in progress: closing must wait for it (a portal cannot be closed mid-read) */
     let reading: Promise<unknown> | null = null;
+    // The connection is held between reads, with no query of ours running while the reader is
+    // slow: PostgreSQL ending it then (idle-in-transaction timeout, pg_terminate_backend, a restart)
+    // is an 'error' event, which without a listener would end the process. The next read fails
+    // instead (a read or close sent on the dead connection would wait forever) and the response is cut.
+    let broken: Error | null = null;
+    const lost = (error: Error) => {
+      broken = error;
+      this.logger.warn(`statement connection lost: ${error.message}`);
+    };
     const close = async () => {
       const c = client;
       if (!c) return;
       client = null;
       try {
+        if (broken) throw broken;
         await reading?.catch(() => undefined);
         await cursor?.close();
         await c.query('COMMIT');
+        c.off('error', lost);
         c.release();
       } catch (error) {
+        c.off('error', lost);
         c.release(error as Error); // a broken connection is not returned to the pool
       } finally {
         this.releaseSlot();
@@ -227,6 +239,7 @@ export class SqlStatementReadModel extends StatementReadModel {
     };
     try {
       client = await (this.dataSource.driver as unknown as { master: { connect(): Promise<PoolClient> } }).master.connect();
+      client.on('error', lost);
       await client.query('START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       // A client that stops reading must not hold the snapshot open: PostgreSQL ends the session.
       await client.query(`SET LOCAL idle_in_transaction_session_timeout = '60s'`);
@@ -240,6 +253,7 @@ export class SqlStatementReadModel extends StatementReadModel {
         let balance = summary.opening_balance;
         try {
           for (;;) {
+            if (broken) throw broken;
             const read = open.read(FETCH_LINES);
             reading = read;
             const batch = await read;
@@ -253,6 +267,7 @@ export class SqlStatementReadModel extends StatementReadModel {
           }
         } catch (error) {
           logger.error(`statement lines could not be read: ${(error as Error).message}`);
+          broken ??= error as Error; // the connection may be gone: closing must not wait on it
           throw error;
         } finally {
           await close();
@@ -264,6 +279,7 @@ export class SqlStatementReadModel extends StatementReadModel {
       client = null;
       if (c) {
         await c.query('ROLLBACK').catch(() => undefined);
+        c.off('error', lost);
         c.release();
       }
       this.releaseSlot();
