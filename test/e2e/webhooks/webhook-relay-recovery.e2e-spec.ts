@@ -31,7 +31,9 @@ describe('webhook relay: own pool, dead instances’ leases', () => {
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    app = await TestApp.start({ env: { ...RELAY_ENV, DB_POOL_SIZE: '2' } });
+    app = await TestApp.start({
+      env: { ...RELAY_ENV, DB_POOL_SIZE: '2', DB_STATEMENT_TIMEOUT_MS: '45000', DB_LOCK_TIMEOUT_MS: '7000', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '50000' },
+    });
     tenant = await app.createTenant();
   });
   afterAll(async () => {
@@ -137,5 +139,14 @@ describe('webhook relay: own pool, dead instances’ leases', () => {
       await outsider.end();
       for (const runner of held) await runner.release();
     }
+  });
+
+  it("the relay's connections take the DB_*_TIMEOUT_MS settings, its statements cut at 30 s at most", async () => {
+    const relay = app.app.get(RelayDatabase);
+    const [row] = await relay.query<{ statement: string; lock: string; idle: string }>(
+      `SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock,
+              current_setting('idle_in_transaction_session_timeout') AS idle`,
+    );
+    expect(row).toEqual({ statement: '30s', lock: '7s', idle: '50s' });
   });
 });

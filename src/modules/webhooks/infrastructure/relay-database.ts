@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Pool, PoolClient } from 'pg';
+import { APP_CONFIG, AppConfig, DbTimeouts } from '../../../config/config';
+import { timeoutOptions } from '../../../shared/infrastructure/database/data-source';
 import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
 import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
 
@@ -19,6 +21,7 @@ export class RelayDatabase {
   constructor(
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
     @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Rows of one statement (UPDATE … RETURNING gives the returned rows too). */
@@ -79,8 +82,7 @@ export class RelayDatabase {
         connectionTimeoutMillis: 10_000,
         keepAlive: true,
         application_name: 'receivables-api:webhook-relay',
-        // every relay statement is short; one stuck behind a lock must not hold the loop forever
-        statement_timeout: 30_000,
+        ...relayTimeoutOptions(this.config.dbTimeouts),
       });
       // An idle connection closed by the server emits 'error' on the pool: without a handler
       // node would end the process. The pool drops that connection and opens a new one when needed.
@@ -89,4 +91,17 @@ export class RelayDatabase {
     }
     return this.pool;
   }
+}
+
+/** The relay never waits longer than this on one statement, whatever DB_STATEMENT_TIMEOUT_MS says. */
+const RELAY_STATEMENT_TIMEOUT_MS = 30_000;
+
+/**
+ * The relay's session timeouts: the service's DB_*_TIMEOUT_MS like every pool, except that a
+ * statement is cut after 30 s at most — every relay statement is short, and one stuck behind a
+ * lock must not hold the delivery loop for longer (0, "unset", gives the 30 s too).
+ */
+export function relayTimeoutOptions(timeouts: DbTimeouts): Record<string, number> {
+  const statementMs = timeouts.statementMs > 0 ? Math.min(timeouts.statementMs, RELAY_STATEMENT_TIMEOUT_MS) : RELAY_STATEMENT_TIMEOUT_MS;
+  return timeoutOptions({ ...timeouts, statementMs });
 }
