@@ -18,6 +18,7 @@ const { summarize, consoleTable, evaluateTargets, fmtRatio } = require('./lib/ta
 const { machine, versions, runSection, writeReport, mb } = require('./lib/report');
 const { buildScenarios, prepareScenarioData } = require('./lib/scenarios');
 const { summariseProfile } = require('./lib/profile');
+const { checkPaymentParity } = require('./lib/payment-parity');
 
 const ROOT = join(__dirname, '..');
 const DIST = join(ROOT, 'dist');
@@ -104,6 +105,8 @@ async function main() {
     RATE_LIMIT_REQUESTS: '1000000000',
     // The token scenario measures the endpoint's cost, not its per-client issue limit.
     TOKEN_ISSUE_LIMIT: '1000000000',
+    // Attempts are counted before they are known not to be guesses: 50 concurrent ones exceed the default 10.
+    TOKEN_FAILURE_LIMIT: '1000000000',
   }, serviceLog);
   cleanups.push(() => stopChild(service));
   const baseline = spawnNode([join(__dirname, 'baseline/server.js')], {
@@ -134,6 +137,13 @@ async function main() {
   for (const scenario of scenarios.filter((s) => s.compare)) {
     const problem = await compareAnswers(scenario, targets);
     if (problem) log(`bench: WARNING ${scenario.id}: service and baseline answer differently: ${problem}`);
+  }
+
+  // The payment POST writes: the same payments to both servers, each on a copy of a small seed.
+  if (scenarios.some((s) => s.id === 'create-payment')) {
+    log('bench: POST /payments on the service and the baseline, each on a copy of a small seed, rows compared:');
+    const { problems } = await checkPaymentParity({ log });
+    for (const p of problems) log(`bench: WARNING create-payment: service and baseline write differently: ${p}`);
   }
 
   // 4. Scenario by scenario: the baseline, then the service, each after a warm-up.

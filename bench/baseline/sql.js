@@ -68,7 +68,7 @@ module.exports.sql = {
         WHERE i.tenant_id = $1 AND i.id = $2`,
 
   // TypeormCustomerRepository.findById (customer.mapper.ts CUSTOMER_COLUMNS)
-  customerById: `SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, version, created_at, updated_at FROM customers WHERE tenant_id = $1 AND id = $2`,
+  customerById: `SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, aliases, payer_accounts, version, created_at, updated_at FROM customers WHERE tenant_id = $1 AND id = $2`,
   // TypeormInvoiceNumberRepository.next
   nextNumber: `INSERT INTO invoice_number_counters (tenant_id, last_value) VALUES ($1, 1)
          ON CONFLICT (tenant_id) DO UPDATE SET last_value = invoice_number_counters.last_value + 1
@@ -79,20 +79,11 @@ module.exports.sql = {
   // LedgerWriter.post (the customer's balance follows in a trigger)
   ledgerPost: `INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-  // OutboxWriter.write (one and two events, with its NOTIFY in the same statement)
-  outboxInsert1: `WITH written AS (
-         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
-         RETURNING 1)
-       SELECT pg_notify('outbox', '')`,
+  // OutboxWriter.write (two events, with its NOTIFY in the same statement)
   outboxInsert2: `WITH written AS (
          INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7), ($8, $9, $10, $11, $12, $13::jsonb, $14)
          RETURNING 1)
        SELECT pg_notify('outbox', '')`,
-  // TypeormPaymentRepository.insert
-  insertPayment: `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
-                             status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, 1, $17, $18)`,
-
   // CustomerReadModel.get
   customerDetail: `SELECT ${CUSTOMER_SELECT}, '' AS _keyset_value,
               c.total_invoiced::text, c.total_paid::text, c.total_credited::text, c.total_written_off::text, c.total_refunded::text,
