@@ -47,6 +47,8 @@ const APPLICATION_COLUMNS = 'tenant_id, id, payment_id, invoice_id, amount, sour
 const APPLICATION_TYPES = ['::text', '::text', '::text', '::text', '::bigint', '::text', '::timestamptz', '::timestamptz'];
 
 const paymentSql = {
+  INVOICE_SELECT,
+  INVOICE_FROM,
   MAX_SUGGESTIONS,
   COMBINATION_POOL_SIZE,
   OLDEST_FIRST_BATCH,

@@ -406,4 +406,4 @@ function registerPayments(app, q, pool) {
   });
 }
 
-module.exports = { registerPayments, recordPayment, readPayment };
+module.exports = { registerPayments, recordPayment, readPayment, invoiceSnapshot };

@@ -14,7 +14,7 @@ const { Client } = require('pg');
 const { DIST, scratchDatabase } = require('./scratch');
 const { freePort, spawnNode, waitForHttp, stopChild } = require('./processes');
 
-const GENERATED_ID = /^(pay|app|led|evt|wo|wof)_[0-9a-z]{26}$/;
+const GENERATED_ID = /^(pay|app|led|evt|wo|wof|bst)_[0-9a-z]{26}$/;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** Replaces generated ids by `<prefix>#n` (n: order of first appearance) and instants by `<time>`. */
