@@ -102,8 +102,8 @@ async function parityCases(pg, tenantId) {
 }
 
 /**
- * Seeds a small scratch database and runs the comparison. Resolves with the list of differences
- * (empty: the baseline wrote what the service wrote) and the cases checked.
+ * Seeds a small scratch database and runs the comparison on it (comparePaymentWrites). Resolves
+ * with the list of differences (empty: the baseline wrote what the service wrote) and the outcomes.
  */
 async function checkPaymentParity({ log = () => undefined, invoices = 3000 } = {}) {
   const cleanups = [];
@@ -115,34 +115,51 @@ async function checkPaymentParity({ log = () => undefined, invoices = 3000 } = {
         stdio: ['ignore', 'pipe', 'ignore'],
       }).toString(),
     );
-    const tenant = summary.tenants[0];
-    const base = new URL(db.url);
-    const source = base.pathname.slice(1);
-    const urlOf = (name) => Object.assign(new URL(db.url), { pathname: `/${name}` }).toString();
+    return await comparePaymentWrites({ url: db.url, tenant: summary.tenants[0], workDir: dataDir, log });
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}
+
+/**
+ * Copies the seeded database at `url` twice (nothing may be connected to it), runs the compiled
+ * service on one copy and the baseline on the other, posts the same payments to both and compares
+ * answers and rows; drops the copies. Logs go to `workDir`.
+ */
+async function comparePaymentWrites({ url, tenant, workDir, log = () => undefined }) {
+  const cleanups = [];
+  try {
+    const source = new URL(url).pathname.slice(1);
+    const suffix = require('node:crypto').randomBytes(4).toString('hex');
+    const names = { service: `parity_service_${suffix}`, baseline: `parity_baseline_${suffix}` };
+    const urlOf = (name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
     const admin = new Client({ connectionString: urlOf('template1') });
     await admin.connect();
     cleanups.push(() => admin.end());
-    for (const name of ['parity_service', 'parity_baseline']) await admin.query(`CREATE DATABASE ${name} TEMPLATE "${source}"`);
+    for (const name of Object.values(names)) {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE "${source}"`);
+      cleanups.push(() => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    }
     const pgOf = async (name) => {
       const c = new Client({ connectionString: urlOf(name) });
       await c.connect();
       cleanups.push(() => c.end());
       return c;
     };
-    const [pgService, pgBaseline] = [await pgOf('parity_service'), await pgOf('parity_baseline')];
+    const [pgService, pgBaseline] = [await pgOf(names.service), await pgOf(names.baseline)];
     const cases = await parityCases(pgService, tenant.tenant_id);
 
     const [servicePort, baselinePort] = [await freePort(), await freePort()];
     const service = spawnNode([join(DIST, 'main.js')], {
-      DATABASE_URL: urlOf('parity_service'), PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production',
+      DATABASE_URL: urlOf(names.service), PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production',
       JWT_SECRET: require('node:crypto').randomBytes(48).toString('base64url'), WORKERS_ENABLED: 'false',
-    }, join(dataDir, 'service.log'));
+    }, join(workDir, 'parity-service.log'));
     cleanups.push(() => stopChild(service));
-    const baseline = spawnNode([join(__dirname, '../baseline/server.js')], { DATABASE_URL: urlOf('parity_baseline'), PORT: String(baselinePort), POOL_SIZE: '2' }, join(dataDir, 'baseline.log'));
+    const baseline = spawnNode([join(__dirname, '../baseline/server.js')], { DATABASE_URL: urlOf(names.baseline), PORT: String(baselinePort), POOL_SIZE: '2' }, join(workDir, 'parity-baseline.log'));
     cleanups.push(() => stopChild(baseline));
     await Promise.all([
-      waitForHttp(`http://127.0.0.1:${servicePort}/health`, service, 60_000, join(dataDir, 'service.log')),
-      waitForHttp(`http://127.0.0.1:${baselinePort}/health`, baseline, 30_000, join(dataDir, 'baseline.log')),
+      waitForHttp(`http://127.0.0.1:${servicePort}/health`, service, 60_000, join(workDir, 'parity-service.log')),
+      waitForHttp(`http://127.0.0.1:${baselinePort}/health`, baseline, 30_000, join(workDir, 'parity-baseline.log')),
     ]);
     const token = (
       await (
@@ -181,4 +198,4 @@ async function checkPaymentParity({ log = () => undefined, invoices = 3000 } = {
   }
 }
 
-module.exports = { checkPaymentParity, normalizer, rowsOf };
+module.exports = { checkPaymentParity, comparePaymentWrites, normalizer, rowsOf };
