@@ -33,6 +33,11 @@ export interface AppConfig {
   bankImportPollMs: number;
   /** credits of a bank import turned into payments per transaction */
   bankImportGroupSize: number;
+  /**
+   * a group's payments recorded set-wise (RecordPaymentGroupCommand, ADR 0037); false: one
+   * RecordPaymentCommand per credit, the path the set-wise one is tested against
+   */
+  bankImportSetWise: boolean;
   logLevel: string;
   bodyLimitBytes: number;
   trustProxy: boolean;
@@ -94,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bankImportLeaseSeconds: Math.max(1, int('BANK_IMPORT_LEASE_SECONDS', 30, env)),
     bankImportPollMs: Math.max(10, int('BANK_IMPORT_POLL_MS', 2_000, env)),
     bankImportGroupSize: Math.min(5_000, Math.max(1, int('BANK_IMPORT_GROUP_SIZE', 200, env))),
+    bankImportSetWise: bool('BANK_IMPORT_SET_WISE', true, env),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, env),
     trustProxy: bool('TRUST_PROXY', false, env),

@@ -10,3 +10,4 @@ export { WriteOffInvoiceCommand } from './application/write-off-invoice.command'
 export { LineItem, totalsOf, type LineItemInput, type LineItemSnapshot, type LineItemJson } from './domain/line-item.value-object';
 export { InvoiceResponse, LineItemResponse } from './api/invoice.response';
 export { LineItemRequest } from './api/invoice.request';
+export { invoiceLedgerEntry, type ReceivableMovement } from './domain/receivable-movement';

@@ -3,3 +3,4 @@ export { PaymentsModule } from './payments.module';
 export { PAYMENT_REFUNDED, PAYMENT_CREATED, PAYMENT_MATCHED, PAYMENT_APPLICATION_REVERSED, PAYMENT_NEEDS_REVIEW } from './domain/payment.events';
 export { type PaymentJson } from './domain/payment.snapshot';
 export { RecordPaymentCommand, type RecordPaymentInput } from './application/record-payment.command';
+export { RecordPaymentGroupCommand, type GroupPaymentResult } from './application/record-payment-group.command';

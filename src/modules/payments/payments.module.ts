@@ -21,7 +21,9 @@ import { SqlPaymentReadModel } from './infrastructure/sql-payment-read-model';
 import { PrometheusMatchOutcomeRecorder } from './infrastructure/prometheus-match-outcome.recorder';
 import { SqlMatchCandidateSource } from './infrastructure/sql-match-candidate.source';
 import { AdvisoryCustomerMatchingLock } from './infrastructure/advisory-customer-matching.lock';
-import { CustomerMatchingLock, MatchCandidates } from './application/matching-ports';
+import { CustomerMatchingLock, GroupMatchCandidates, MatchCandidates } from './application/matching-ports';
+import { RecordPaymentGroupHandler } from './application/record-payment-group.command';
+import { SqlGroupMatchCandidates } from './infrastructure/sql-group-match-candidates';
 import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repository';
 
 @Module({
@@ -30,6 +32,7 @@ import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repos
   providers: [
     { provide: PaymentRepository, useClass: TypeormPaymentRepository },
     { provide: MatchCandidates, useClass: SqlMatchCandidateSource },
+    { provide: GroupMatchCandidates, useClass: SqlGroupMatchCandidates },
     { provide: CustomerMatchingLock, useClass: AdvisoryCustomerMatchingLock },
     { provide: PaymentReadModel, useClass: SqlPaymentReadModel },
     { provide: MatchOutcomeRecorder, useClass: PrometheusMatchOutcomeRecorder },
@@ -37,6 +40,7 @@ import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repos
     GetCashApplicationStatsHandler,
     AutoMatchPaymentHandler,
     RecordPaymentHandler,
+    RecordPaymentGroupHandler,
     MatchPaymentHandler,
     ReverseApplicationHandler,
     RefundPaymentHandler,

@@ -9,4 +9,6 @@ export type TransactionalEventHandler = (event: DomainEvent) => Promise<void>;
  */
 export abstract class TransactionalEvents {
   abstract subscribe(type: string, handler: TransactionalEventHandler): void;
+  /** Writes events to the outbox only: the caller has done itself what the handlers of their types would do. */
+  abstract enqueue(events: DomainEvent[]): void;
 }

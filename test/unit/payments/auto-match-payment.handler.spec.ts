@@ -22,6 +22,7 @@ describe('AutoMatchPaymentHandler', () => {
       findByIdForUpdate: async () => payment,
       insert: async () => undefined,
       save: async (p: Payment) => void saved.push(`payment:${p.match.status}`),
+      insertMany: async () => undefined,
     };
     const invoiceRepo = {
       findByIdsForUpdate: async (_t: string, ids: readonly string[]) => invoices.filter((i) => ids.includes(i.id)).sort((a, b) => (a.id < b.id ? -1 : 1)),
@@ -30,7 +31,7 @@ describe('AutoMatchPaymentHandler', () => {
     const pool = jest.fn(async () => snapshots());
     const source: MatchCandidateSource = { named: async () => [], pool, payers: async () => [] };
     const handler = new AutoMatchPaymentHandler(
-      { subscribe: jest.fn() } as TransactionalEvents,
+      { subscribe: jest.fn(), enqueue: jest.fn() } as TransactionalEvents,
       payments,
       invoiceRepo as unknown as InvoiceRepository,
       { forTenant: () => source } as MatchCandidates,

@@ -170,6 +170,7 @@ describe('short-pay tolerance: the handler over real aggregates', () => {
       findByIdForUpdate: async () => payment,
       insert: async () => undefined,
       save: async (p: Payment) => void saved.push(`payment:${p.match.status}`),
+      insertMany: async () => undefined,
     };
     const invoiceRepo = {
       findByIdsForUpdate: async (_t: string, ids: readonly string[]) => invoices.filter((i) => ids.includes(i.id)),
@@ -177,11 +178,11 @@ describe('short-pay tolerance: the handler over real aggregates', () => {
     };
     const source: MatchCandidateSource = { named: async () => invoices.map((i) => candidateOf(i)), pool: async () => invoices.map((i) => candidateOf(i)), payers: async () => [] };
     const handler = new AutoMatchPaymentHandler(
-      { subscribe: jest.fn() } as TransactionalEvents,
+      { subscribe: jest.fn(), enqueue: jest.fn() } as TransactionalEvents,
       payments,
       invoiceRepo as unknown as InvoiceRepository,
       { forTenant: () => source } as MatchCandidates,
-      { lock: async () => undefined } as CustomerMatchingLock,
+      { lock: async () => undefined, lockMany: async () => undefined } as CustomerMatchingLock,
       calendar,
       { get: async () => tenantSettings } as TenantSettingsReader,
       { record: () => undefined },

@@ -2,7 +2,7 @@ import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '../../../shared/domain/clock';
 import { ValidationError } from '../../../shared/domain/domain-error';
 import { MAX_PAYER_TEXT } from '../../../shared/domain/payer';
-import { RecordPaymentCommand, RecordPaymentInput } from '../../payments';
+import { GroupPaymentResult, RecordPaymentCommand, RecordPaymentGroupCommand, RecordPaymentInput } from '../../payments';
 import { BankStatementRepository, ProcessedCredit, StagedCredit } from '../domain/bank-statement.repository';
 
 export type GroupOutcome = 'more' | 'completed' | 'lease_lost';
@@ -15,15 +15,18 @@ export class ProcessBankStatementGroupCommand {
     readonly owner: string,
     readonly leaseSeconds: number,
     readonly groupSize: number,
+    /** record the group's payments set-wise (RecordPaymentGroupCommand); false: one RecordPaymentCommand per credit */
+    readonly setWise = true,
   ) {}
 }
 
 /**
  * One group of an import's pending credits, in one transaction: claims their identities (an entry
  * imported before — by another import, or earlier in this file — is counted as existing), records
- * a payment for each new one exactly as POST /payments does (same command, so the same matching,
- * identification and events), and counts the results on the import. A crash rolls the group back
- * whole: its entries stay pending and the next worker takes them again.
+ * a payment for each new one with exactly the outcome of POST /payments (same matching,
+ * identification, rows and events), set-wise for the whole group (RecordPaymentGroupCommand,
+ * ADR 0037), and counts the results on the import. A crash rolls the group back whole: its
+ * entries stay pending and the next worker takes them again.
  */
 @CommandHandler(ProcessBankStatementGroupCommand)
 export class ProcessBankStatementGroupHandler implements ICommandHandler<ProcessBankStatementGroupCommand, GroupOutcome> {
@@ -33,33 +36,50 @@ export class ProcessBankStatementGroupHandler implements ICommandHandler<Process
     private readonly clock: Clock,
   ) {}
 
-  async execute({ tenantId, statementId, owner, leaseSeconds, groupSize }: ProcessBankStatementGroupCommand): Promise<GroupOutcome> {
+  async execute({ tenantId, statementId, owner, leaseSeconds, groupSize, setWise }: ProcessBankStatementGroupCommand): Promise<GroupOutcome> {
     if (!(await this.statements.renewLease(tenantId, statementId, owner, leaseSeconds))) return 'lease_lost';
     const credits = await this.statements.pending(tenantId, statementId, groupSize);
     if (credits.length > 0) {
       const fresh = await this.statements.claimIdentities(tenantId, statementId, credits);
-      const processed: ProcessedCredit[] = [];
-      for (const credit of credits) processed.push(fresh.has(credit.position) ? await this.pay(tenantId, statementId, credit) : existing(credit));
-      const statuses = await this.statements.matchStatuses(tenantId, processed.flatMap((p) => (p.paymentId ? [p.paymentId] : [])));
+      const paying = credits.filter((c) => fresh.has(c.position));
+      const results = setWise
+        ? await this.commands.execute<RecordPaymentGroupCommand, GroupPaymentResult[]>(
+            new RecordPaymentGroupCommand(tenantId, paying.map((c) => paymentInput(statementId, c))),
+          )
+        : await this.oneByOne(tenantId, statementId, paying);
+      const byPosition = new Map(paying.map((c, i) => [c.position, results[i]]));
       await this.statements.recordProcessed(
         tenantId,
         statementId,
-        processed.map((p) => (p.paymentId ? { ...p, matchStatus: statuses.get(p.paymentId) ?? null } : p)),
+        credits.map((credit): ProcessedCredit => {
+          const result = byPosition.get(credit.position);
+          if (!result) return existing(credit);
+          // Refused before anything was written (the payment's own checks): one bad entry, the others go in.
+          if ('error' in result) {
+            return { position: credit.position, paymentId: null, matchStatus: null, error: { entry: credit.position, code: 'invalid_entry', message: result.error.message } };
+          }
+          return { position: credit.position, paymentId: result.paymentId, matchStatus: result.matchStatus };
+        }),
       );
       if (credits.length === groupSize) return 'more';
     }
     return (await this.statements.complete(tenantId, statementId, this.clock.now())) ? 'completed' : 'more';
   }
 
-  private async pay(tenantId: string, statementId: string, credit: StagedCredit): Promise<ProcessedCredit> {
-    try {
-      const paymentId = await this.commands.execute<RecordPaymentCommand, string>(new RecordPaymentCommand(tenantId, paymentInput(statementId, credit)));
-      return { position: credit.position, paymentId, matchStatus: null };
-    } catch (error) {
-      // Refused before anything was written (the payment's own checks): one bad entry, the others go in.
-      if (!(error instanceof ValidationError)) throw error;
-      return { position: credit.position, paymentId: null, matchStatus: null, error: { entry: credit.position, code: 'invalid_entry', message: error.message } };
+  /** The per-entry path: one RecordPaymentCommand per credit, as POST /payments. */
+  private async oneByOne(tenantId: string, statementId: string, credits: StagedCredit[]): Promise<GroupPaymentResult[]> {
+    const results: GroupPaymentResult[] = [];
+    for (const credit of credits) {
+      try {
+        const paymentId = await this.commands.execute<RecordPaymentCommand, string>(new RecordPaymentCommand(tenantId, paymentInput(statementId, credit)));
+        const statuses = await this.statements.matchStatuses(tenantId, [paymentId]);
+        results.push({ paymentId, matchStatus: statuses.get(paymentId)! });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        results.push({ error });
+      }
     }
+    return results;
   }
 }
 

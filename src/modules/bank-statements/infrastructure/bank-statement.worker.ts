@@ -71,7 +71,14 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     try {
       while (outcome === 'more' && !this.stopped) {
         outcome = await this.commands.execute<GroupOutcome>(
-          new ProcessBankStatementGroupCommand(tenantId, id, this.owner, this.config.bankImportLeaseSeconds, this.config.bankImportGroupSize),
+          new ProcessBankStatementGroupCommand(
+            tenantId,
+            id,
+            this.owner,
+            this.config.bankImportLeaseSeconds,
+            this.config.bankImportGroupSize,
+            this.config.bankImportSetWise,
+          ),
         );
       }
     } finally {

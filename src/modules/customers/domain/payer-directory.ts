@@ -12,4 +12,13 @@ export interface PayerCandidate {
 export abstract class PayerDirectory {
   /** Up to `limit` customers, oldest first; `key` is already normalised. */
   abstract find(tenantId: string, query: { kind: 'account' | 'name'; key: string; currency: string; limit: number }): Promise<PayerCandidate[]>;
+  /**
+   * Several look-ups in one statement (a bank import group): for each query, what `find` answers,
+   * in the same order.
+   */
+  abstract findMany(
+    tenantId: string,
+    queries: readonly { kind: 'account' | 'name'; key: string; currency: string }[],
+    limit: number,
+  ): Promise<PayerCandidate[][]>;
 }

@@ -1,4 +1,5 @@
 import { Invoice } from './invoice.aggregate';
+import { InvoiceSnapshot } from './invoice.snapshot';
 
 export interface OpenInvoiceQuery {
   limit: number;
@@ -36,4 +37,12 @@ export abstract class InvoiceRepository {
    * figures follow in the database, ADR 17). A duplicate number is a ConflictError.
    */
   abstract save(invoice: Invoice): Promise<void>;
+
+  /**
+   * Invoices locked by this transaction whose only changes are settlements (payments applied,
+   * write-offs: a bank import group applied set-wise): one UPDATE for all (version-checked
+   * against `expectedVersion`, the version they were locked with) and one INSERT of their new
+   * write-offs. Ledger movements and events stay with the caller, which pulled them in order.
+   */
+  abstract saveSettlements(changes: readonly { invoice: Invoice; original: InvoiceSnapshot }[]): Promise<void>;
 }

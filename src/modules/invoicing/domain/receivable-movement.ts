@@ -10,3 +10,33 @@ export interface ReceivableMovement {
   credit: number;
   description: string;
 }
+
+/** The customer's ledger line (contract §9) for a movement of an invoice. */
+export function invoiceLedgerEntry(
+  invoice: { tenantId: string; id: string; customerId: string; number: string },
+  m: ReceivableMovement,
+): {
+  tenantId: string;
+  customerId: string;
+  entryDate: string;
+  type: ReceivableMovement['type'];
+  sourceType: 'invoice';
+  sourceId: string;
+  reference: string;
+  description: string;
+  debit: number;
+  credit: number;
+} {
+  return {
+    tenantId: invoice.tenantId,
+    customerId: invoice.customerId,
+    entryDate: m.date,
+    type: m.type,
+    sourceType: 'invoice',
+    sourceId: invoice.id,
+    reference: invoice.number,
+    description: m.description,
+    debit: m.debit,
+    credit: m.credit,
+  };
+}

@@ -5,10 +5,14 @@ import { openStatusSql } from '../../../shared/infrastructure/query/receivable.s
 import { LedgerWriter } from '../../customers';
 import { Invoice } from '../domain/invoice.aggregate';
 import { InvoiceRepository, OpenInvoiceQuery } from '../domain/invoice.repository';
+import { InvoiceSnapshot } from '../domain/invoice.snapshot';
+import { invoiceLedgerEntry } from '../domain/receivable-movement';
 import { INVOICE_COLUMNS, INVOICE_FROM, INVOICE_SELECT, InvoiceMapper, InvoiceRow } from './invoice.mapper';
 
 /** Columns an update may change (tenant, id and created_at never change). */
 const UPDATABLE = INVOICE_COLUMNS.filter((c) => c !== 'tenant_id' && c !== 'id' && c !== 'created_at');
+/** What applying a payment or writing off a short pay changes on an invoice (saveSettlements). */
+const SETTLEMENT_COLUMNS = new Set<string>(['status', 'amount_paid', 'amount_written_off', 'paid_at', 'paid_on', 'version', 'updated_at']);
 
 /**
  * Raw SQL on the unit of work's transaction. `FOR UPDATE OF i` locks the invoice row only
@@ -106,20 +110,61 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
       );
     }
     for (const m of invoice.pullMovements()) {
-      await this.ledger.post({
-        tenantId: s.tenantId,
-        customerId: s.customerId,
-        entryDate: m.date,
-        type: m.type,
-        sourceType: 'invoice',
-        sourceId: s.id,
-        reference: s.number,
-        description: m.description,
-        debit: m.debit,
-        credit: m.credit,
-      });
+      await this.ledger.post(invoiceLedgerEntry(s, m));
     }
     await this.uow.publish(invoice.pullEvents());
+  }
+
+  async saveSettlements(changes: readonly { invoice: Invoice; original: InvoiceSnapshot }[]): Promise<void> {
+    const changed = changes.filter(({ invoice, original }) => invoice.toSnapshot().version !== original.version);
+    if (changed.length === 0) return;
+    const rows = changed.map(({ invoice, original }) => {
+      const s = invoice.toSnapshot();
+      const before = InvoiceMapper.toValues(original);
+      const after = InvoiceMapper.toValues(s);
+      const other = INVOICE_COLUMNS.filter((c, i) => !SETTLEMENT_COLUMNS.has(c) && JSON.stringify(before[i]) !== JSON.stringify(after[i]));
+      if (other.length > 0) throw new Error(`invoice ${s.id}: saveSettlements() writes settlements only, not ${other.join(', ')}`);
+      return { s, expected: original.version };
+    });
+    const column = <T>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick);
+    const [updated] = (await this.uow.query(
+      `UPDATE invoices i SET status = u.status, amount_paid = u.amount_paid, amount_written_off = u.amount_written_off, paid_at = u.paid_at,
+              paid_on = u.paid_on, version = u.version, updated_at = u.updated_at
+         FROM unnest($2::text[], $3::int[], $4::text[], $5::bigint[], $6::bigint[], $7::timestamptz[], $8::date[], $9::int[], $10::timestamptz[])
+              AS u (id, expected, status, amount_paid, amount_written_off, paid_at, paid_on, version, updated_at)
+        WHERE i.tenant_id = $1 AND i.id = u.id AND i.version = u.expected
+       RETURNING i.id`,
+      [
+        rows[0].s.tenantId,
+        column((r) => r.s.id),
+        column((r) => r.expected),
+        column((r) => r.s.status),
+        column((r) => r.s.amountPaid),
+        column((r) => r.s.amountWrittenOff),
+        column((r) => r.s.paidAt),
+        column((r) => r.s.paidOn),
+        column((r) => r.s.version),
+        column((r) => r.s.updatedAt),
+      ],
+    )) as unknown as [unknown[], number];
+    if (updated.length !== rows.length) throw new ConflictError(`An invoice was changed concurrently; retry.`);
+    const writeOffs = changed.flatMap(({ invoice }) => invoice.pullWriteOffs().map((w) => ({ invoiceId: invoice.id, w })));
+    if (writeOffs.length > 0) {
+      await this.uow.query(
+        `INSERT INTO invoice_write_offs (tenant_id, id, invoice_id, amount, reason, created_at)
+         SELECT $1, w.id, w.invoice_id, w.amount, w.reason, w.created_at
+           FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::timestamptz[]) AS w (id, invoice_id, amount, reason, created_at)`,
+        [
+          rows[0].s.tenantId,
+          writeOffs.map(({ w }) => w.id),
+          writeOffs.map(({ invoiceId }) => invoiceId),
+          writeOffs.map(({ w }) => w.amount),
+          writeOffs.map(({ w }) => w.reason),
+          writeOffs.map(({ w }) => w.createdAt),
+        ],
+      );
+    }
+    for (const { invoice } of changed) invoice.markPersisted();
   }
 
   private async load(where: string, params: unknown[], tail = ''): Promise<Invoice[]> {

@@ -1,4 +1,5 @@
-import { MatchCandidateSource } from '../domain/matching/match-candidate';
+import { ReferenceCandidate } from '../domain/matching/invoice-reference.parser';
+import { MatchCandidate, MatchCandidateSource, PayerCandidate } from '../domain/matching/match-candidate';
 
 /** Port: where automatic matching reads one tenant's candidate invoices (without locks). */
 export abstract class MatchCandidates {
@@ -11,4 +12,36 @@ export abstract class MatchCandidates {
  */
 export abstract class CustomerMatchingLock {
   abstract lock(tenantId: string, customerId: string): Promise<void>;
+  /** Several customers in one round trip, in a fixed order (sorted), so two callers cannot deadlock. */
+  abstract lockMany(tenantId: string, customerIds: readonly string[]): Promise<void>;
+}
+
+/** What the policy's `named` is asked for one payment. */
+export interface NamedQuery {
+  ids: string[];
+  numbers: string[];
+  references: ReferenceCandidate[];
+}
+
+/**
+ * Port: the reads of automatic matching for a whole group of payments (a bank import group) in
+ * one statement each, answering exactly what MatchCandidateSource would answer per payment.
+ */
+export abstract class GroupMatchCandidates {
+  /**
+   * For each query, what `named` answers (same invoices, same order, same bound); null when the
+   * group names more invoices than a set-wise read takes (the caller then goes payment by payment).
+   */
+  abstract named(tenantId: string, queries: readonly NamedQuery[]): Promise<MatchCandidate[][] | null>;
+  /** For each query, what `payers` answers. */
+  abstract payers(tenantId: string, queries: readonly { kind: 'account' | 'name'; key: string; currency: string }[]): Promise<PayerCandidate[][]>;
+  /**
+   * What `pool` answers (without `oldestFirst`), each of its parts read `extra` invoices further:
+   * room for the invoices this group has changed and the database does not show yet.
+   */
+  abstract pool(
+    tenantId: string,
+    query: { customerId: string; currency: string; amount: number; nearWithin: number },
+    extra: number,
+  ): Promise<MatchCandidate[]>;
 }

@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { BusinessTime } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationError } from '../../../shared/domain/domain-error';
 import { isValidId, newId } from '../../../shared/domain/ids';
 import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
@@ -55,24 +56,31 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
     if (currency === undefined) throw ValidationError.field('currency', 'currency is required for a payment without customer_id', 'required');
 
     const at = await this.calendar.now(tenantId);
-    const payment = Payment.record({
-      id: newId('pay'),
-      tenantId,
-      customerId,
-      amount: Money.of(input.amount, currency),
-      paymentDate: input.payment_date ?? at.today,
-      method: (input.method ?? 'other') as PaymentMethod,
-      reference: input.reference?.trim() || null,
-      remittance: (input.remittance ?? []).map(
-        (l): RemittanceLine => ({ invoiceId: l.invoice_id ?? null, invoiceNumber: l.invoice_number?.trim() || null, amount: l.amount ?? null }),
-      ),
-      payer: input.payer ? { name: input.payer.name ?? null, account: input.payer.account ?? null, bankId: input.payer.bank_id ?? null } : null,
-      bankEntryId: input.bank_entry_id ?? null,
-      autoMatch: input.auto_match as AutoMatchMode | undefined,
-      metadata: input.metadata ?? {},
-      at: at.now,
-    });
+    const payment = recordedPayment(tenantId, input, customerId, currency, at);
     await this.payments.insert(payment);
     return payment.id;
   }
+}
+
+/** The payment a request records (Payment.record's checks), before it is inserted and matched. */
+export function recordedPayment(tenantId: string, input: RecordPaymentInput, customerId: string | null, currency: string | undefined, at: BusinessTime): Payment {
+  if (currency === undefined && input.currency !== undefined) currency = normalizeCurrency(input.currency);
+  if (currency === undefined) throw ValidationError.field('currency', 'currency is required for a payment without customer_id', 'required');
+  return Payment.record({
+    id: newId('pay'),
+    tenantId,
+    customerId,
+    amount: Money.of(input.amount, currency),
+    paymentDate: input.payment_date ?? at.today,
+    method: (input.method ?? 'other') as PaymentMethod,
+    reference: input.reference?.trim() || null,
+    remittance: (input.remittance ?? []).map(
+      (l): RemittanceLine => ({ invoiceId: l.invoice_id ?? null, invoiceNumber: l.invoice_number?.trim() || null, amount: l.amount ?? null }),
+    ),
+    payer: input.payer ? { name: input.payer.name ?? null, account: input.payer.account ?? null, bankId: input.payer.bank_id ?? null } : null,
+    bankEntryId: input.bank_entry_id ?? null,
+    autoMatch: input.auto_match as AutoMatchMode | undefined,
+    metadata: input.metadata ?? {},
+    at: at.now,
+  });
 }

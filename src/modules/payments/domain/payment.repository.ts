@@ -10,4 +10,10 @@ export abstract class PaymentRepository {
   abstract insert(payment: Payment): Promise<void>;
   /** Writes changes (with a version check), then publishes the recorded events. */
   abstract save(payment: Payment): Promise<void>;
+  /**
+   * New payments already matched in memory (a bank import group, set-wise): each row as insert()
+   * followed by save() would leave it, and their applications, in one statement each. Events and
+   * ledger movements stay with the caller (it writes them in the order the per-entry path would).
+   */
+  abstract insertMany(payments: readonly Payment[]): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { COMBINATION_POOL_SIZE } from '../domain/matching/combination-search';
 import { MAX_SUGGESTIONS } from '../domain/matching/cash-matching.policy';
 import { MatchCandidate, MatchCandidateSource } from '../domain/matching/match-candidate';
 
-interface CandidateRow {
+export interface CandidateRow {
   id: string;
   number: string;
   customer_id: string;
@@ -21,19 +21,19 @@ interface CandidateRow {
 
 // due_on, not due_date: an output column named due_date would make `ORDER BY due_date` sort the text
 // instead of walking the (…, due_date, id) index.
-const COLUMNS = `id, number, customer_id, currency, status, amount_due, to_char(due_date, 'YYYY-MM-DD') AS due_on,
+export const COLUMNS = `id, number, customer_id, currency, status, amount_due, to_char(due_date, 'YYYY-MM-DD') AS due_on,
   dispute_status IS NOT DISTINCT FROM 'open' AS disputed`;
 /** The customer's open, undisputed invoices in one currency ($1 tenant, $2 customer, $3 currency): served by invoices_open_idx. */
-const OPEN_FOR_CUSTOMER = `tenant_id = $1 AND customer_id = $2 AND currency = $3 AND ${openInvoiceSql('')}
+export const OPEN_FOR_CUSTOMER = `tenant_id = $1 AND customer_id = $2 AND currency = $3 AND ${openInvoiceSql('')}
   AND dispute_status IS DISTINCT FROM 'open'`;
 /** Same expressions as the invoices_number_*_idx indexes (and invoiceNumberKeys() in the domain). */
-const ALNUM_KEY = `lower(regexp_replace(number, '[^A-Za-z0-9]', '', 'g'))`;
-const DIGITS_KEY = `regexp_replace(substring(number from '^[A-Za-z]*[^A-Za-z0-9]*([0-9]+)$'), '^0+(?=[0-9])', '')`;
+export const ALNUM_KEY = `lower(regexp_replace(number, '[^A-Za-z0-9]', '', 'g'))`;
+export const DIGITS_KEY = `regexp_replace(substring(number from '^[A-Za-z]*[^A-Za-z0-9]*([0-9]+)$'), '^0+(?=[0-9])', '')`;
 /** A reference naming more invoices than this is not a remittance advice anyone can act on automatically. */
-const MAX_NAMED = 500;
+export const MAX_NAMED = 500;
 const OLDEST_FIRST_BATCH = 200;
 
-const toCandidate = (r: CandidateRow): MatchCandidate => ({
+export const toCandidate = (r: CandidateRow): MatchCandidate => ({
   id: r.id,
   number: r.number,
   customerId: r.customer_id,

@@ -5,6 +5,7 @@ import { LedgerWriter } from '../../customers';
 import { Payment } from '../domain/payment.aggregate';
 import { PaymentApplication } from '../domain/payment-application.entity';
 import { PaymentRepository } from '../domain/payment.repository';
+import { paymentLedgerEntry } from '../application/payment-ledger';
 import { insertRefunds, RefundJsonRow, refundsFromJson } from '../../../shared/infrastructure/database/refunds.sql';
 import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, PaymentRow, REFUNDS_SQL } from './payment.mapper';
 
@@ -79,6 +80,71 @@ export class TypeormPaymentRepository extends PaymentRepository {
     await this.afterWrite(payment);
   }
 
+  async insertMany(payments: readonly Payment[]): Promise<void> {
+    if (payments.length === 0) return;
+    const rows = payments.map((p) => ({ payment: p, s: p.toSnapshot() }));
+    const column = <T>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick);
+    await this.write(() =>
+      this.uow.query(
+        `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
+                               status, auto_match, match_status, match_rule, match_suggestions, match_write_offs, metadata, version, created_at,
+                               updated_at, payer_name, payer_account, payer_bank_id, bank_entry_id, customer_source)
+         SELECT u.* FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::date[], $8::text[], $9::text[],
+                                $10::jsonb[], $11::text[], $12::text[], $13::text[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[], $18::int[],
+                                $19::timestamptz[], $20::timestamptz[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[]) AS u`,
+        [
+          column((r) => r.s.tenantId),
+          column((r) => r.s.id),
+          column((r) => r.s.customerId),
+          column((r) => r.s.amount),
+          column((r) => r.payment.amountApplied.amount),
+          column((r) => r.s.currency),
+          column((r) => r.s.paymentDate),
+          column((r) => r.s.method),
+          column((r) => r.s.reference),
+          column((r) => PaymentMapper.remittanceToJson(r.s.remittance)),
+          column((r) => r.payment.status),
+          column((r) => r.s.autoMatch),
+          column((r) => r.s.match.status),
+          column((r) => r.s.match.rule),
+          column((r) => JSON.stringify(r.s.match.suggestions)),
+          column((r) => PaymentMapper.writeOffsToJson(r.s.match.writeOffs)),
+          column((r) => JSON.stringify(r.s.metadata)),
+          column((r) => r.payment.version),
+          column((r) => r.s.createdAt),
+          column((r) => r.s.updatedAt),
+          column((r) => r.s.payer?.name ?? null),
+          column((r) => r.s.payer?.account ?? null),
+          column((r) => r.s.payer?.bankId ?? null),
+          column((r) => r.s.bankEntryId),
+          column((r) => r.s.customerSource),
+        ],
+      ),
+    );
+    const added = payments.flatMap((p) => p.applicationChanges.added.map((a) => ({ p, a })));
+    if (added.length > 0) {
+      await this.uow.query(
+        `INSERT INTO payment_applications (${APPLICATION_COLUMNS})
+         SELECT u.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::timestamptz[], $8::timestamptz[]) AS u`,
+        [
+          added.map(({ p }) => p.tenantId),
+          added.map(({ a }) => a.id),
+          added.map(({ p }) => p.id),
+          added.map(({ a }) => a.invoiceId),
+          added.map(({ a }) => a.amount),
+          added.map(({ a }) => a.source),
+          added.map(({ a }) => a.appliedAt),
+          added.map(({ a }) => a.reversedAt),
+        ],
+      );
+    }
+    for (const p of payments) {
+      if (p.applicationChanges.reversed.length > 0) throw new Error(`payment ${p.id}: insertMany() takes new payments only`);
+      p.markApplicationsSaved();
+      this.uow.remember(identity(p.tenantId, p.id), p);
+    }
+  }
+
   async save(payment: Payment): Promise<void> {
     const s = payment.toSnapshot();
     const params: unknown[] = [
@@ -133,18 +199,7 @@ export class TypeormPaymentRepository extends PaymentRepository {
     await insertRefunds(this.uow, payment.tenantId, { paymentId: payment.id }, payment.customerId!, payment.currency, payment.pullNewRefunds());
     await this.uow.publish(payment.pullEvents());
     for (const movement of payment.pullMovements()) {
-      await this.ledger.post({
-        tenantId: payment.tenantId,
-        customerId: movement.customerId,
-        entryDate: movement.date,
-        type: movement.type,
-        sourceType: movement.refundId ? 'refund' : 'payment',
-        sourceId: movement.refundId ?? payment.id,
-        reference: movement.refundId ?? payment.reference ?? payment.id,
-        description: movement.refundId ? `Refund of payment ${payment.reference ?? payment.id}` : `Payment received (${payment.method})`,
-        debit: movement.debit,
-        credit: movement.credit,
-      });
+      await this.ledger.post(paymentLedgerEntry(payment, movement));
     }
   }
 }

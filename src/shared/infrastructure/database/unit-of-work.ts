@@ -264,6 +264,18 @@ export class UnitOfWork implements TransactionalEvents {
   }
 
   /**
+   * Appends events to the transaction's outbox without running the in-transaction handlers: for
+   * a caller that has itself done what they would do (the set-wise cash application of a bank
+   * import group, which matches its payments itself instead of on each payment.created).
+   */
+  enqueue(events: DomainEvent[]): void {
+    if (events.length === 0) return;
+    const ctx = this.storage.getStore();
+    if (!ctx) throw new Error('UnitOfWork.enqueue() called outside a transaction');
+    ctx.outbox.push(...events);
+  }
+
+  /**
    * Called by repositories after writing an aggregate: the in-transaction handlers run now
    * (they may save more aggregates), and the events go to the outbox in the same transaction.
    * The outbox rows of a whole transaction are written together, in publication order, as one
