@@ -14,23 +14,53 @@
  * import until it completes, and prints one JSON object: time to the 202 (the file read and staged),
  * time to completed, entries/s, the import's counts, the service's peak RSS (VmRSS sampled every
  * 50 ms, and VmHWM) and the CPU seconds of the service and of PostgreSQL during the import.
- * `--group N` sets BANK_IMPORT_GROUP_SIZE (0: the service's default). A measurement, not a test.
+ * `--group N` sets BANK_IMPORT_GROUP_SIZE (0: the service's default); `--set-wise 0` records the
+ * groups one payment at a time (BANK_IMPORT_SET_WISE=false, the path before ADR 0037).
+ * PostgreSQL's CPU is that of this bench's own cluster (its postmaster, with the backends it
+ * reaped, and its live backends), not of every postgres process on the machine.
+ * `--pg-stats N` restarts that cluster with pg_stat_statements (track = all: statements run by
+ * triggers too) and prints the N statements with the most execution time during the import;
+ * `--profile 1` runs the service under `node --cpu-prof` (the profile's path is printed).
+ * A measurement, not a test.
  */
 const { execFileSync } = require('node:child_process');
 const { createReadStream, statSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { numberOptions } = require('./lib/args');
-const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds, postgresCpuSeconds } = require('./lib/processes');
+const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds } = require('./lib/processes');
 const { DIST, scratchDatabase } = require('./lib/scratch');
 const { writeCamt } = require('./lib/bank-file');
 
+/** Fields of /proc/<pid>/stat after the command name (state is [0], ppid [1], utime [11] …). */
+function procStat(pid) {
+  try {
+    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds of one PostgreSQL cluster: its postmaster (with the children it reaped) and its live children. */
+function clusterCpuSeconds(postmaster) {
+  let ticks = 0;
+  const own = procStat(postmaster);
+  if (own === null) return null;
+  ticks += own[11] + own[12] + own[13] + own[14];
+  for (const pid of require('node:fs').readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    const f = procStat(pid);
+    if (f !== null && f[1] === postmaster) ticks += f[11] + f[12] + f[13] + f[14];
+  }
+  return ticks / 100;
+}
+
 const log = (msg) => process.stderr.write(`${msg}\n`);
 async function main() {
-  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0 });
+  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0 });
   const cleanups = [];
   try {
-    const { db, dataDir } = await scratchDatabase('bank-import-bench-', cleanups);
+    let { db, dataDir } = await scratchDatabase('bank-import-bench-', cleanups);
     const seedStarted = Date.now();
     log(`seeding ${opts.invoices} invoices…`);
     const summary = JSON.parse(
@@ -43,11 +73,23 @@ async function main() {
     const seedSeconds = (Date.now() - seedStarted) / 1000;
     const tenant = summary.tenants[0];
 
+    if (opts['pg-stats'] > 0) {
+      // Restarted with the extension loaded: statements run by triggers are counted apart (track = all).
+      const { startEmbeddedPostgres } = require(join(DIST, 'shared/infrastructure/database/embedded-postgres.js'));
+      const port = Number(new URL(db.url).port);
+      await db.stop();
+      db = await startEmbeddedPostgres(dataDir, port, () => undefined, {
+        settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.max=2000'],
+      });
+      cleanups.push(() => db.stop());
+    }
     const { openInvoiceSql } = require(join(DIST, 'shared/infrastructure/query/receivable.sql.js'));
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
     cleanups.push(() => pg.end());
     await pg.query('ANALYZE');
+    const [{ postmaster }] = (await pg.query(`SELECT pg_backend_pid() AS pid`)).rows.map((r) => ({ postmaster: procStat(r.pid)[1] }));
+    if (opts['pg-stats'] > 0) await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     // Distinct open invoices (not disputed), spread over the customers: each entry pays a different one.
     const { rows: invoices } = await pg.query(
       `SELECT i.number, i.amount_due::int AS amount_due, i.currency, c.name AS customer_name
@@ -76,8 +118,10 @@ async function main() {
       MALLOC_ARENA_MAX: '2',
       BANK_IMPORT_POLL_MS: '100',
       ...(opts.group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(opts.group) } : {}),
+      BANK_IMPORT_SET_WISE: opts['set-wise'] ? 'true' : 'false',
     };
-    const child = spawnNode([join(DIST, 'main.js')], env, logFile);
+    const profileDir = join(require('node:os').tmpdir(), `bank-import-profile-${process.pid}`);
+    const child = spawnNode([...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(DIST, 'main.js')], env, logFile);
     cleanups.push(() => stopChild(child));
     const base = `http://127.0.0.1:${port}/api/v1`;
     await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, logFile);
@@ -94,7 +138,8 @@ async function main() {
       const { rss } = readProcStatus(child.pid);
       if (rss > peakRss) peakRss = rss;
     }, 50);
-    const cpu0 = { service: cpuSeconds(child.pid), pg: postgresCpuSeconds() };
+    if (opts['pg-stats'] > 0) await pg.query('SELECT pg_stat_statements_reset()');
+    const cpu0 = { service: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
     const t0 = Date.now();
     const posted = await fetch(`${base}/bank-statements?format=camt.053`, {
       method: 'POST',
@@ -116,7 +161,18 @@ async function main() {
     const totalMs = Date.now() - t0;
     clearInterval(sampler);
     const hwm = readProcStatus(child.pid).hwm;
-    const cpu1 = { service: cpuSeconds(child.pid), pg: postgresCpuSeconds() };
+    const cpu1 = { service: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
+    const statements =
+      opts['pg-stats'] > 0
+        ? (
+            await pg.query(
+              `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round((total_exec_time / $2)::numeric, 4) AS ms_per_entry, toplevel,
+                      left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+                 FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT $1`,
+              [opts['pg-stats'], opts.entries],
+            )
+          ).rows
+        : undefined;
     const processingMs = totalMs - stagedMs;
     const mb = (b) => (b === null ? null : Math.round((b / 1048576) * 10) / 10);
     process.stdout.write(
@@ -128,6 +184,7 @@ async function main() {
           mix,
           file_mb: Math.round((fileBytes / 1e6) * 10) / 10,
           group_size: opts.group || 'default',
+          set_wise: Boolean(opts['set-wise']),
           seconds_to_202: stagedMs / 1000,
           seconds_to_completed: totalMs / 1000,
           entries_per_second_overall: Math.round(opts.entries / (totalMs / 1000)),
@@ -147,6 +204,8 @@ async function main() {
             service: Math.round(((cpu1.service - cpu0.service) * 1000 * 100) / opts.entries) / 100,
             postgres: Math.round(((cpu1.pg - cpu0.pg) * 1000 * 100) / opts.entries) / 100,
           },
+          ...(statements ? { postgres_statements_by_time: statements } : {}),
+          ...(opts.profile ? { service_profile_dir: profileDir } : {}),
         },
         null,
         2,
