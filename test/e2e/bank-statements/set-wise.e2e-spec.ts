@@ -201,4 +201,56 @@ describe('bank import: set-wise groups equal the per-entry path', () => {
     expect(payment('E10')).toMatchObject({ match_status: 'matched', match_write_offs: [expect.objectContaining({ invoice_id: 'invoice:SH-1', amount: 50 })] });
     expect(payment('E11')).toMatchObject({ match_status: 'unmatched', customer_id: null, version: 1 });
   }, 300_000);
+
+  it('a manual match made while a group waits for its locks: the entry ends as POST /payments would end it then, nothing paid twice', async () => {
+    config.bankImportSetWise = true;
+    const tenant = await app.createTenant('Set-wise race');
+    const world: World = {
+      customers: [{ key: 'race', name: 'Race Corp', payer_accounts: ['NL03RACE0000000001'] }],
+      invoices: [
+        { number: 'R-1', customer: 'race', amount: 10_000, due_date: '2026-09-01' },
+        { number: 'R-2', customer: 'race', amount: 10_000, due_date: '2026-09-15' },
+      ],
+    };
+    await createWorld(tenant, 'usd', world);
+    const invoices = (await app.get('/api/v1/invoices?limit=10', tenant.token)).body.data as any[];
+    const r1 = invoices.find((i) => i.number === 'R-1');
+    const customerId = r1.customer_id;
+
+    // This connection holds Race Corp's matching lock: the group reads R-1 (open), then waits for
+    // the lock (its payer identifies Race Corp) — the state the test then changes under it.
+    const holder = new Client({ connectionString: app.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`automatch:${tenant.tenant_id}:${customerId}`]);
+      const [{ pid }] = (await holder.query(`SELECT pg_backend_pid() AS pid`)).rows;
+      const csv = ['date,amount,currency,reference,payer_name,payer_account,bank_entry_id', '2026-11-09,100.00,USD,Invoice R-1,,NL03RACE0000000001,RACE-1'].join('\n');
+      const posted = await postFile(app, tenant, 'csv', csv);
+      expect(posted.status).toBe(202);
+      const deadline = Date.now() + 60_000;
+      while ((await holder.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [pid])).rows[0].n === 0) {
+        if (Date.now() > deadline) throw new Error('the import never waited for the matching lock');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // Meanwhile a person pays R-1 by hand (no matching lock involved).
+      const manual = await app.post('/api/v1/payments', { customer_id: customerId, amount: 10_000, auto_match: 'none', reference: 'counter' }, tenant.token);
+      expect(manual.status).toBe(201);
+      expect((await app.post(`/api/v1/payments/${manual.body.id}/match`, { applications: [{ invoice_id: r1.id }] }, tenant.token)).status).toBe(200);
+      await holder.query('COMMIT');
+
+      const done = await completed(app, tenant, posted.body.id);
+      expect(done).toMatchObject({ payments_created: 1, matched: 1, errors: [] });
+      // R-1 was paid by then: the entry is identified by its payer account and takes R-2 (exact amount),
+      // as POST /payments would have done at that moment; R-1 was not paid twice.
+      const payment = (await app.get(`/api/v1/payments?limit=10`, tenant.token)).body.data.find((p: any) => p.bank_entry_id === 'RACE-1');
+      expect(payment).toMatchObject({ customer_id: customerId, match: expect.objectContaining({ status: 'matched', rule: 'exact_amount' }) });
+      expect(payment.applications.map((a: any) => a.invoice_number)).toEqual(['R-2']);
+      const after = (await app.get(`/api/v1/invoices/${r1.id}`, tenant.token)).body;
+      expect(after).toMatchObject({ status: 'paid', amount_paid: 10_000 });
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+  }, 120_000);
 });
