@@ -10,7 +10,7 @@
  * (POST /bank-statements, polled to completed; `--group` sets BANK_IMPORT_GROUP_SIZE), the baseline
  * (bench/baseline/bank-import.js, a child process) on the other. Prints one JSON object: each
  * side's time to staged (the 202) and to completed, entries/s, CPU seconds of the importer and of
- * PostgreSQL, peak RSS, the import's counts and the rows each wrote, whether those are equal, and
+ * this bench's PostgreSQL cluster (not other clusters on the machine), peak RSS, the import's counts and the rows each wrote, whether those are equal, and
  * the ratios service / baseline. A measurement, not a test.
  */
 const { execFileSync, spawn } = require('node:child_process');
@@ -18,7 +18,7 @@ const { createReadStream, statSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { numberOptions } = require('./lib/args');
-const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds, postgresCpuSeconds } = require('./lib/processes');
+const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds, clusterCpuSeconds, postmasterOf } = require('./lib/processes');
 const { DIST, scratchDatabase } = require('./lib/scratch');
 const { writeCamt } = require('./lib/bank-file');
 const { normalizer } = require('./lib/payment-parity');
@@ -95,7 +95,7 @@ async function rowDigests(url, tenantId) {
 }
 
 /** The service's import, measured as bench/bank-import.js measures it. */
-async function serviceImport({ url, tenant, file, group, logFile }) {
+async function serviceImport({ url, tenant, file, group, logFile, postmaster }) {
   const port = await freePort();
   const child = spawnNode([join(DIST, 'main.js')], {
     DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production',
@@ -117,7 +117,7 @@ async function serviceImport({ url, tenant, file, group, logFile }) {
       const { rss } = readProcStatus(child.pid);
       if (rss > peakRss) peakRss = rss;
     }, 50);
-    const cpu0 = { own: cpuSeconds(child.pid), pg: postgresCpuSeconds() };
+    const cpu0 = { own: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
     const t0 = Date.now();
     const posted = await fetch(`${base}/bank-statements?format=camt.053`, {
       method: 'POST',
@@ -136,7 +136,7 @@ async function serviceImport({ url, tenant, file, group, logFile }) {
     const total = Date.now() - t0;
     clearInterval(sampler);
     const hwm = readProcStatus(child.pid).hwm;
-    const cpu1 = { own: cpuSeconds(child.pid), pg: postgresCpuSeconds() };
+    const cpu1 = { own: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
     return { seconds_to_staged: staged / 1000, seconds_to_completed: total / 1000, cpu_seconds: { process: round(cpu1.own - cpu0.own), postgres: round(cpu1.pg - cpu0.pg) }, peak_rss_mb: mb(Math.max(peakRss ?? 0, hwm ?? 0)) };
   } finally {
     await stopChild(child);
@@ -144,8 +144,8 @@ async function serviceImport({ url, tenant, file, group, logFile }) {
 }
 
 /** The baseline's import in a child process; its own CPU and peak RSS it reports itself. */
-async function baselineImport({ url, tenant, file, group }) {
-  const pg0 = postgresCpuSeconds();
+async function baselineImport({ url, tenant, file, group, postmaster }) {
+  const pg0 = clusterCpuSeconds(postmaster);
   const child = spawn(process.execPath, [join(__dirname, 'baseline/bank-import.js'), url, tenant.tenant_id, file, String(group)], {
     env: { ...process.env, MALLOC_ARENA_MAX: '2' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -155,7 +155,7 @@ async function baselineImport({ url, tenant, file, group }) {
   const code = await new Promise((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`the baseline import failed (exit code ${code})`);
   const r = JSON.parse(out);
-  return { seconds_to_staged: r.seconds_to_staged, seconds_to_completed: r.seconds_to_completed, cpu_seconds: { process: round(r.cpu_seconds), postgres: round(postgresCpuSeconds() - pg0) }, peak_rss_mb: r.max_rss_mb };
+  return { seconds_to_staged: r.seconds_to_staged, seconds_to_completed: r.seconds_to_completed, cpu_seconds: { process: round(r.cpu_seconds), postgres: round(clusterCpuSeconds(postmaster) - pg0) }, peak_rss_mb: r.max_rss_mb };
 }
 
 async function main() {
@@ -176,6 +176,7 @@ async function main() {
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
     await pg.query('ANALYZE');
+    const postmaster = await postmasterOf(pg);
     // The same file as bench/bank-import.js writes.
     const { rows: invoices } = await pg.query(
       `SELECT i.number, i.amount_due::int AS amount_due, i.currency, c.name AS customer_name
@@ -199,9 +200,9 @@ async function main() {
     await admin.end();
 
     log('baseline import…');
-    const baseline = await baselineImport({ url: urlOf('import_baseline'), tenant, file, group: opts['baseline-group'] });
+    const baseline = await baselineImport({ url: urlOf('import_baseline'), tenant, file, group: opts['baseline-group'], postmaster });
     log(`baseline: ${baseline.seconds_to_completed} s; service import…`);
-    const service = await serviceImport({ url: urlOf('import_service'), tenant, file, group: opts.group, logFile: join(dataDir, 'service.log') });
+    const service = await serviceImport({ url: urlOf('import_service'), tenant, file, group: opts.group, logFile: join(dataDir, 'service.log'), postmaster });
     const [serviceRows, baselineRows] = [await rowsWritten(urlOf('import_service'), tenant.tenant_id), await rowsWritten(urlOf('import_baseline'), tenant.tenant_id)];
     const [serviceDigests, baselineDigests] = [await rowDigests(urlOf('import_service'), tenant.tenant_id), await rowDigests(urlOf('import_baseline'), tenant.tenant_id)];
     const differing = Object.keys(serviceDigests).filter((k) => serviceDigests[k] !== baselineDigests[k]);

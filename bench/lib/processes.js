@@ -146,4 +146,25 @@ function postgresCpuSeconds() {
   return found ? ticks / 100 : null;
 }
 
-module.exports = { freePort, spawnNode, waitForHttp, RssSampler, stopChild, readProcStatus, cpuSeconds, postgresCpuSeconds };
+/**
+ * CPU seconds of one PostgreSQL cluster: its postmaster (with the children it reaped: closed
+ * backends, autovacuum workers) and its live children — not other clusters on the machine.
+ */
+function clusterCpuSeconds(postmaster) {
+  const own = procStat(postmaster);
+  if (own === null) return null;
+  let ticks = own[11] + own[12] + own[13] + own[14];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    const f = procStat(pid);
+    if (f !== null && f[1] === postmaster) ticks += f[11] + f[12] + f[13] + f[14];
+  }
+  return ticks / 100;
+}
+
+/** The postmaster of the cluster a connected pg client talks to (its backend's parent). */
+async function postmasterOf(client) {
+  const { rows: [{ pid }] } = await client.query('SELECT pg_backend_pid() AS pid');
+  return procStat(pid)?.[1] ?? null;
+}
+
+module.exports = { freePort, spawnNode, waitForHttp, RssSampler, stopChild, readProcStatus, cpuSeconds, postgresCpuSeconds, clusterCpuSeconds, postmasterOf };
