@@ -2,7 +2,7 @@
 'use strict';
 /**
  * The bank-file import against its raw-SQL baseline (issue 15): `npm run build && node
- * bench/bank-import-baseline.js [--invoices 1000000] [--entries 100000] [--group 0] [--baseline-group 1000]`.
+ * bench/bank-import-baseline.js [--invoices 1000000] [--entries 100000] [--group 0] [--baseline-group 200]`.
  *
  * Seeds one embedded PostgreSQL and writes one camt.053 exactly as bench/bank-import.js does
  * (bench/lib/bank-file.js), then copies the seeded database twice (CREATE DATABASE … TEMPLATE) so
@@ -159,7 +159,7 @@ async function baselineImport({ url, tenant, file, group, postmaster }) {
 }
 
 async function main() {
-  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, 'baseline-group': 1000 });
+  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, 'baseline-group': 200 });
   const cleanups = [];
   try {
     const { db, dataDir } = await scratchDatabase('bank-import-baseline-', cleanups);

@@ -4,7 +4,7 @@
  * The raw-SQL baseline of the bank-file import (issue 15): what a careful engineer would write
  * with pg alone to import a camt.053, to compare the service's importer with.
  *
- *   node bench/baseline/bank-import.js <database-url> <tenant-id> <file> [group size, 1000]
+ *   node bench/baseline/bank-import.js <database-url> <tenant-id> <file> [group size, 200]
  *
  * (bench/bank-import-baseline.js runs it as a child process and measures it.) Prints one JSON
  * object: the statement id, seconds to staged (what the service answers its 202 after) and to
@@ -467,7 +467,7 @@ async function importFile(url, tenantId, file, groupSize) {
 module.exports = { importFile };
 
 if (require.main === module) {
-  const [url, tenantId, file, group = '1000'] = process.argv.slice(2);
+  const [url, tenantId, file, group = '200'] = process.argv.slice(2);
   importFile(url, tenantId, file, Number(group))
     .then((result) => {
       const cpu = process.cpuUsage();
