@@ -65,4 +65,21 @@ function writeCamt(path, invoices, entries) {
   });
 }
 
-module.exports = { writeCamt };
+/**
+ * The open invoices the file pays, as bench/bank-import.js picks them: distinct, undisputed, spread
+ * over the customers (by a hash of the id), with something due.
+ */
+async function openInvoicesForFile(pg, tenantId, entries) {
+  const { openInvoiceSql } = require('../../dist/shared/infrastructure/query/receivable.sql.js');
+  const { rows } = await pg.query(
+    `SELECT i.number, i.amount_due::int AS amount_due, i.currency, c.name AS customer_name
+       FROM invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id
+      WHERE i.tenant_id = $1 AND ${openInvoiceSql('i.')} AND i.dispute_status IS DISTINCT FROM 'open'
+        AND i.amount_due >= 100
+      ORDER BY md5(i.id) LIMIT $2`,
+    [tenantId, entries],
+  );
+  return rows;
+}
+
+module.exports = { writeCamt, openInvoicesForFile };

@@ -1,0 +1,179 @@
+'use strict';
+/**
+ * The service's bank import against the raw-SQL baseline's (bench/baseline/bank-import.js) on two
+ * identical copies of one seeded database: both measured, and what each wrote counted and hashed
+ * row by row (bench/bank-import-baseline.js prints it; test/e2e/bench checks the rows).
+ */
+const { spawn } = require('node:child_process');
+const { createReadStream } = require('node:fs');
+const { join } = require('node:path');
+const { createHash, randomBytes } = require('node:crypto');
+const { Client } = require('pg');
+const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds, clusterCpuSeconds, postmasterOf } = require('./processes');
+const { DIST } = require('./scratch');
+const { normalizer } = require('./payment-parity');
+
+const mb = (b) => (b === null ? null : Math.round((b / 1048576) * 10) / 10);
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** What an import wrote, counted in its database (both start from the same copy). */
+async function rowsWritten(url, tenantId) {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  try {
+    const one = async (text) => (await pg.query(text, [tenantId])).rows;
+    const [statement] = await one(`SELECT entries_total, entries_processed, payments_created, payments_existing, entries_skipped, matched, needs_review, unmatched, jsonb_array_length(errors) AS errors
+                                     FROM bank_statements WHERE tenant_id = $1`);
+    const payments = await one(`SELECT match_status, match_rule, customer_source, status, count(*)::int AS n, sum(amount_applied)::text AS applied
+                                  FROM payments WHERE tenant_id = $1 AND bank_entry_id IS NOT NULL GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`);
+    const [applications] = await one(`SELECT count(*)::int AS n, coalesce(sum(a.amount), 0)::text AS amount FROM payment_applications a
+                                        JOIN payments p ON p.tenant_id = a.tenant_id AND p.id = a.payment_id WHERE a.tenant_id = $1 AND p.bank_entry_id IS NOT NULL`);
+    const invoices = await one(`SELECT status, count(*)::int AS n, sum(amount_paid)::text AS paid, sum(version)::int AS versions FROM invoices WHERE tenant_id = $1 GROUP BY 1 ORDER BY 1`);
+    const [ledger] = await one(`SELECT count(*)::int AS n, sum(credit)::text AS credit FROM ledger_entries WHERE tenant_id = $1 AND source_type = 'payment'
+                                   AND source_id IN (SELECT id FROM payments WHERE tenant_id = $1 AND bank_entry_id IS NOT NULL)`);
+    const outbox = await one(`SELECT type, count(*)::int AS n FROM outbox WHERE tenant_id = $1 GROUP BY 1 ORDER BY 1`);
+    const [customers] = await one(`SELECT sum(balance)::text AS balance, sum(total_paid)::text AS total_paid, count(last_payment_id)::int AS with_last_payment FROM customers WHERE tenant_id = $1`);
+    const [entries] = await one(`SELECT count(*) FILTER (WHERE status = 'created')::int AS created, count(*)::int AS n FROM bank_statement_entries WHERE tenant_id = $1`);
+    return { statement, payments, applications, invoices, ledger, outbox, customers, entries };
+  } finally {
+    await pg.end();
+  }
+}
+
+/**
+ * Every row the import wrote or changed, table by table, normalised (generated ids by order of
+ * appearance, instants as a marker) and hashed, read in keyset batches so memory stays flat. Rows
+ * are ordered by what both imports share: the bank entry, the invoice, the outbox sequence.
+ */
+async function rowDigests(url, tenantId) {
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  const walk = normalizer();
+  const digests = {};
+  const table = async (name, text, keyOf) => {
+    const hash = createHash('sha1');
+    let last = '';
+    let n = 0;
+    for (;;) {
+      const { rows } = await pg.query(text, [tenantId, last]);
+      for (const row of rows) hash.update(JSON.stringify(walk(row)));
+      n += rows.length;
+      if (rows.length < 2000) break;
+      last = keyOf(rows[rows.length - 1]);
+    }
+    digests[name] = `${n} rows ${hash.digest('hex').slice(0, 12)}`;
+  };
+  try {
+    const bank = `SELECT p.bank_entry_id AS k, p.* FROM payments p WHERE p.tenant_id = $1 AND p.bank_entry_id IS NOT NULL AND p.bank_entry_id > $2 ORDER BY p.bank_entry_id LIMIT 2000`;
+    await table('payments', bank, (r) => r.k);
+    await table('payment_applications', `SELECT p.bank_entry_id AS k, a.* FROM payment_applications a JOIN payments p ON p.tenant_id = a.tenant_id AND p.id = a.payment_id
+                                           WHERE a.tenant_id = $1 AND p.bank_entry_id > $2 ORDER BY p.bank_entry_id, a.invoice_id LIMIT 2000`, (r) => r.k);
+    await table('ledger_entries', `SELECT p.bank_entry_id AS k, l.* FROM ledger_entries l JOIN payments p ON p.tenant_id = l.tenant_id AND p.id = l.source_id
+                                     WHERE l.tenant_id = $1 AND p.bank_entry_id > $2 ORDER BY p.bank_entry_id, l.seq LIMIT 2000`, (r) => r.k);
+    await table('outbox', `SELECT lpad(o.seq::text, 20, '0') AS k, o.tenant_id, o.id, o.type, o.aggregate_type, o.aggregate_id, o.data FROM outbox o
+                             WHERE o.tenant_id = $1 AND lpad(o.seq::text, 20, '0') > $2 ORDER BY o.seq LIMIT 2000`, (r) => r.k);
+    await table('invoices', `SELECT * FROM invoices WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT 2000`, (r) => r.id);
+    await table('customers', `SELECT * FROM customers WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT 2000`, (r) => r.id);
+    await table('bank_statement_entries', `SELECT lpad(position::text, 10, '0') AS k, e.* FROM bank_statement_entries e WHERE tenant_id = $1 AND lpad(position::text, 10, '0') > $2 ORDER BY position LIMIT 2000`, (r) => r.k);
+    await table('bank_statements', `SELECT id AS k, s.* FROM bank_statements s WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT 2000`, (r) => r.k);
+    return digests;
+  } finally {
+    await pg.end();
+  }
+}
+
+/** The service's import, measured as bench/bank-import.js measures it. */
+async function serviceImport({ url, tenant, file, group, logFile, postmaster }) {
+  const port = await freePort();
+  const child = spawnNode([join(DIST, 'main.js')], {
+    DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production',
+    JWT_SECRET: randomBytes(48).toString('base64url'), MALLOC_ARENA_MAX: '2', BANK_IMPORT_POLL_MS: '100',
+    ...(group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(group) } : {}),
+  }, logFile);
+  try {
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, logFile);
+    const token = (
+      await (await fetch(`${base}/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.client_id, client_secret: tenant.client_secret }),
+      })).json()
+    ).access_token;
+    let peakRss = readProcStatus(child.pid).rss;
+    const sampler = setInterval(() => {
+      const { rss } = readProcStatus(child.pid);
+      if (rss > peakRss) peakRss = rss;
+    }, 50);
+    const cpu0 = { own: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
+    const t0 = Date.now();
+    const posted = await fetch(`${base}/bank-statements?format=camt.053`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/xml' },
+      body: createReadStream(file),
+      duplex: 'half',
+    });
+    const accepted = await posted.json();
+    if (posted.status !== 202) throw new Error(`POST: ${posted.status} ${JSON.stringify(accepted)}`);
+    const staged = Date.now() - t0;
+    for (;;) {
+      const done = await (await fetch(`${base}/bank-statements/${accepted.id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+      if (done.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const total = Date.now() - t0;
+    clearInterval(sampler);
+    const hwm = readProcStatus(child.pid).hwm;
+    const cpu1 = { own: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
+    return { seconds_to_staged: staged / 1000, seconds_to_completed: total / 1000, cpu_seconds: { process: round(cpu1.own - cpu0.own), postgres: round(cpu1.pg - cpu0.pg) }, peak_rss_mb: mb(Math.max(peakRss ?? 0, hwm ?? 0)) };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** The baseline's import in a child process; its own CPU and peak RSS it reports itself. */
+async function baselineImport({ url, tenant, file, group, postmaster }) {
+  const pg0 = clusterCpuSeconds(postmaster);
+  const child = spawn(process.execPath, [join(__dirname, '../baseline/bank-import.js'), url, tenant.tenant_id, file, String(group)], {
+    env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the baseline import failed (exit code ${code})`);
+  const r = JSON.parse(out);
+  return { seconds_to_staged: r.seconds_to_staged, seconds_to_completed: r.seconds_to_completed, cpu_seconds: { process: round(r.cpu_seconds), postgres: round(clusterCpuSeconds(postmaster) - pg0) }, peak_rss_mb: r.max_rss_mb };
+}
+
+/**
+ * Copies the seeded database at `url` twice (nothing may be connected to it), imports `file` on one
+ * copy through the compiled service and on the other through the baseline, and answers both
+ * measurements, the rows each wrote (counts and per-table digests) and whether they are equal.
+ * The copies are dropped at the end.
+ */
+async function compareImports({ url, tenant, file, group = 0, baselineGroup = 200, workDir, log = () => undefined }) {
+  const urlOf = (name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+  const suffix = randomBytes(4).toString('hex');
+  const names = { service: `import_service_${suffix}`, baseline: `import_baseline_${suffix}` };
+  const admin = new Client({ connectionString: urlOf('template1') });
+  await admin.connect();
+  try {
+    for (const name of Object.values(names)) await admin.query(`CREATE DATABASE ${name} TEMPLATE "${new URL(url).pathname.slice(1)}"`);
+    const postmaster = await postmasterOf(admin);
+    log('baseline import…');
+    const baseline = await baselineImport({ url: urlOf(names.baseline), tenant, file, group: baselineGroup, postmaster });
+    log(`baseline: ${baseline.seconds_to_completed} s; service import…`);
+    const service = await serviceImport({ url: urlOf(names.service), tenant, file, group, logFile: join(workDir, 'import-service.log'), postmaster });
+    const [serviceRows, baselineRows] = [await rowsWritten(urlOf(names.service), tenant.tenant_id), await rowsWritten(urlOf(names.baseline), tenant.tenant_id)];
+    const [serviceDigests, baselineDigests] = [await rowDigests(urlOf(names.service), tenant.tenant_id), await rowDigests(urlOf(names.baseline), tenant.tenant_id)];
+    const differing = Object.keys(serviceDigests).filter((k) => serviceDigests[k] !== baselineDigests[k]);
+    const equal = JSON.stringify(serviceRows) === JSON.stringify(baselineRows) && differing.length === 0;
+    return { service, baseline, serviceRows, baselineRows, serviceDigests, baselineDigests, differing, equal };
+  } finally {
+    for (const name of Object.values(names)) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+module.exports = { compareImports, rowsWritten, rowDigests };
