@@ -10,7 +10,9 @@ const { checkPaymentParity } = require('./lib/payment-parity');
 
 const log = (msg) => process.stdout.write(`${msg}\n`);
 checkPaymentParity({ log })
-  .then(({ problems }) => {
+  .then(({ problems, statementDifferences }) => {
+    for (const d of statementDifferences) log(`statements differ: ${d}`);
+    if (statementDifferences.length === 0) log('payment parity: the same statements in the same order');
     if (problems.length === 0) return log('payment parity: the baseline wrote what the service wrote');
     for (const p of problems) log(`DIFFERS ${p}`);
     process.exitCode = 1;

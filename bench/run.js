@@ -142,8 +142,10 @@ async function main() {
   // The payment POST writes: the same payments to both servers, each on a copy of a small seed.
   if (scenarios.some((s) => s.id === 'create-payment')) {
     log('bench: POST /payments on the service and the baseline, each on a copy of a small seed, rows compared:');
-    const { problems } = await checkPaymentParity({ log });
+    const { problems, statementDifferences } = await checkPaymentParity({ log });
     for (const p of problems) log(`bench: WARNING create-payment: service and baseline write differently: ${p}`);
+    for (const d of statementDifferences) log(`bench: WARNING create-payment: service and baseline run different statements: ${d}`);
+    if (problems.length + statementDifferences.length === 0) log('bench: same answers, rows and statements (in the same order) from both');
   }
 
   // 4. Scenario by scenario: the baseline, then the service, each after a warm-up.

@@ -9,6 +9,7 @@
  * equal. The service runs with its workers off, so the outbox rows stay as written.
  */
 const { execFileSync } = require('node:child_process');
+const { readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { DIST, scratchDatabase } = require('./scratch');
@@ -150,12 +151,15 @@ async function comparePaymentWrites({ url, tenant, workDir, log = () => undefine
     const cases = await parityCases(pgService, tenant.tenant_id);
 
     const [servicePort, baselinePort] = [await freePort(), await freePort()];
-    const service = spawnNode([join(DIST, 'main.js')], {
+    // Both servers record their statements, so the order of what they run can be compared too.
+    const traces = { service: join(workDir, `parity-service-${suffix}.sql`), baseline: join(workDir, `parity-baseline-${suffix}.sql`) };
+    const service = spawnNode(['-r', join(__dirname, 'sql-trace.js'), join(DIST, 'main.js')], {
+      SQL_TRACE_FILE: traces.service,
       DATABASE_URL: urlOf(names.service), PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production',
       JWT_SECRET: require('node:crypto').randomBytes(48).toString('base64url'), WORKERS_ENABLED: 'false',
     }, join(workDir, 'parity-service.log'));
     cleanups.push(() => stopChild(service));
-    const baseline = spawnNode([join(__dirname, '../baseline/server.js')], { DATABASE_URL: urlOf(names.baseline), PORT: String(baselinePort), POOL_SIZE: '2' }, join(workDir, 'parity-baseline.log'));
+    const baseline = spawnNode(['-r', join(__dirname, 'sql-trace.js'), join(__dirname, '../baseline/server.js')], { SQL_TRACE_FILE: traces.baseline, DATABASE_URL: urlOf(names.baseline), PORT: String(baselinePort), POOL_SIZE: '2' }, join(workDir, 'parity-baseline.log'));
     cleanups.push(() => stopChild(baseline));
     await Promise.all([
       waitForHttp(`http://127.0.0.1:${servicePort}/health`, service, 60_000, join(workDir, 'parity-service.log')),
@@ -177,25 +181,42 @@ async function comparePaymentWrites({ url, tenant, workDir, log = () => undefine
 
     const problems = [];
     const outcomes = [];
+    const statementDifferences = [];
     for (const c of cases) {
       const seen = [];
       for (const t of targets) {
+        writeFileSync(traces[t.name], '');
         const res = await fetch(`${t.url}/api/v1/payments`, { method: 'POST', headers: { ...t.headers, 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
         const body = await res.json();
         const rows = res.status === 201 ? await rowsOf(t.pg, tenant.tenant_id, body.id) : null;
         const walk = normalizer();
-        seen.push({ status: res.status, body, text: JSON.stringify(walk({ status: res.status, body, rows })) });
+        seen.push({ status: res.status, body, text: JSON.stringify(walk({ status: res.status, body, rows })), statements: statementsOf(traces[t.name]) });
       }
       const [s, b] = seen;
+      const order = difference(JSON.stringify(s.statements), JSON.stringify(b.statements));
+      if (order) statementDifferences.push(`${c.name}: ${order}`);
       const diff = difference(s.text, b.text);
       outcomes.push(`${c.name}: ${s.status} ${s.body.match ? `${s.body.match.status}${s.body.match.rule ? ` by ${s.body.match.rule}` : ''}` : JSON.stringify(s.body).slice(0, 120)}${diff ? ' — DIFFERS' : ', same rows'}`);
       if (diff) problems.push(`${c.name}: ${diff}`);
     }
     for (const line of outcomes) log(`  ${line}`);
-    return { problems, outcomes };
+    return { problems, outcomes, statementDifferences };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   }
+}
+
+/**
+ * The statements a server ran for one request, whitespace collapsed, without what is not the
+ * payment's work: the service's API-client lookup and rate-limit counter (which the baseline does not do)
+ * and the tenant-settings read (each server caches the settings and reads them once).
+ */
+function statementsOf(file) {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line).replace(/\s+/g, ' ').trim())
+    .filter((text) => !/FROM "api_clients"|"rate_limits"|FROM tenants t LEFT JOIN tenant_settings|^LISTEN /.test(text));
 }
 
 module.exports = { checkPaymentParity, comparePaymentWrites, normalizer, rowsOf };
