@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Pool, PoolClient } from 'pg';
+import { createHash } from 'node:crypto';
+import { Pool, PoolClient, QueryConfig } from 'pg';
 import { APP_CONFIG, AppConfig, DbTimeouts } from '../../../config/config';
 import { timeoutOptions } from '../../../shared/infrastructure/database/data-source';
 import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
@@ -26,7 +27,7 @@ export class RelayDatabase {
 
   /** Rows of one statement (UPDATE … RETURNING gives the returned rows too). */
   async query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const result = await this.connections().query(sql, params);
+    const result = await this.connections().query(named(sql, params));
     return result.rows as T[];
   }
 
@@ -44,7 +45,7 @@ export class RelayDatabase {
     try {
       await client.query('BEGIN');
       try {
-        const value = await work(async (sql, params = []) => (await client.query(sql, params)).rows);
+        const value = await work(async (sql, params = []) => (await client.query(named(sql, params))).rows);
         await client.query('COMMIT');
         return value;
       } catch (error) {
@@ -91,6 +92,23 @@ export class RelayDatabase {
     }
     return this.pool;
   }
+}
+
+const names = new Map<string, string>();
+
+/**
+ * A relay statement as a named (prepared) one: the relay runs a handful of fixed texts every
+ * pass, and an unnamed statement is parsed, analysed and planned each time — its claim and
+ * fan-out statements cost more to plan than to run (docs/benchmarks.md, PostgreSQL CPU per
+ * auto-matched payment). Named by a hash of the text, so each connection prepares each text once.
+ */
+function named(text: string, values: unknown[]): QueryConfig {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `relay_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    if (names.size < 1000) names.set(text, name);
+  }
+  return { name, text, values };
 }
 
 /** The relay never waits longer than this on one statement, whatever DB_STATEMENT_TIMEOUT_MS says. */
