@@ -30,7 +30,7 @@ const { freePort, spawnNode, waitForHttp, stopChild } = require('./lib/processes
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
 function options(argv) {
-  const opts = { invoices: 100_000, payments: 1000, warmup: 200, idempotency: 1, dist: join(__dirname, '../dist'), top: 25, keep: 0 };
+  const opts = { invoices: 100_000, payments: 1000, warmup: 200, idempotency: 1, dist: join(__dirname, '../dist'), top: 25, keep: 0, explain: 0 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
     if (!(key in opts)) throw new Error(`unknown option ${argv[i]}`);
@@ -86,7 +86,16 @@ async function main() {
     chmodSync(dataDir, 0o755);
     if (!opts.keep) cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const db = await startEmbeddedPostgres(dataDir, await freePort(), () => undefined, {
-      settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.track_planning=on', 'pg_stat_statements.max=5000'],
+      settings: [
+        'shared_preload_libraries=pg_stat_statements',
+        'pg_stat_statements.track=all',
+        'pg_stat_statements.track_planning=on',
+        'pg_stat_statements.max=5000',
+        // --explain R: the plans (with buffers) of a share R of the statements, in the kept directory's postgresql.log.
+        ...(opts.explain > 0
+          ? ['session_preload_libraries=auto_explain', 'auto_explain.log_min_duration=0', 'auto_explain.log_analyze=on', 'auto_explain.log_buffers=on', `auto_explain.sample_rate=${opts.explain}`]
+          : []),
+      ],
     });
     // --keep 1: the database stays up for a look afterwards (stop it with pg_ctl, remove the directory).
     if (opts.keep) log(`kept: ${db.url} in ${dataDir}`);
