@@ -34,7 +34,7 @@ const DIST = '../../dist';
 const { BANK_FILE_PARSERS } = require(`${DIST}/modules/bank-statements/infrastructure/parsers/bank-file-parsers`);
 const { BankFileTally, entryKey, BANK_STATEMENT_COMPLETED } = require(`${DIST}/modules/bank-statements/domain/bank-statement`);
 const { MAX_PAYER_TEXT, normalizePayerAccount, normalizePayerName } = require(`${DIST}/shared/domain/payer`);
-const { invoiceNumberKeys } = require(`${DIST}/modules/payments/domain/matching/invoice-reference.parser`);
+const { invoiceNumberKeys, parseInvoiceReferences } = require(`${DIST}/modules/payments/domain/matching/invoice-reference.parser`);
 const { CashMatchingPolicy } = require(`${DIST}/modules/payments/domain/matching/cash-matching.policy`);
 const { CashApplication } = require(`${DIST}/modules/payments/domain/cash-application.service`);
 const { Payment } = require(`${DIST}/modules/payments/domain/payment.aggregate`);
@@ -252,7 +252,6 @@ async function processGroup(pg, tenantId, statementId, groupSize, settings) {
     const inputs = credits.map((c) => ({ credit: c, input: fresh.has(c.position) ? paymentInput(statementId, c) : null }));
 
     // 2. Everything the group's credits name, in two statements.
-    const { parseInvoiceReferences } = require(`${DIST}/modules/payments/domain/matching/invoice-reference.parser`);
     const numbers = new Set();
     const exact = new Set();
     const digits = new Set();
@@ -351,8 +350,8 @@ async function processGroup(pg, tenantId, statementId, groupSize, settings) {
           for (const row of (await q('invoices_for_update', paymentSql.invoicesForUpdate, [tenantId, [...new Set(missing)]])).rows) group.add(row);
         }
         const unchanged = decision.basis.every((seen) => {
-          const now2 = group.byId.get(seen.id);
-          return now2 !== undefined && now2.status === seen.status && now2.amountDue.amount === seen.amountDue && now2.isDisputed === seen.disputed;
+          const locked = group.byId.get(seen.id);
+          return locked !== undefined && locked.status === seen.status && locked.amountDue.amount === seen.amountDue && locked.isDisputed === seen.disputed;
         });
         if (!unchanged) continue;
         const chosen = [...new Set(decision.allocations.map((a) => a.invoiceId))].sort().map((id) => group.byId.get(id));
