@@ -4,6 +4,7 @@
  * each comment; keep them in step). The open-invoice rule and the policy's limits come from the
  * compiled service.
  */
+const { createHash } = require('node:crypto');
 const { sql } = require('./sql');
 const { openInvoiceSql } = require('../../dist/shared/infrastructure/query/receivable.sql');
 const { MAX_SUGGESTIONS } = require('../../dist/modules/payments/domain/matching/cash-matching.policy');
@@ -17,6 +18,19 @@ const OPEN_FOR_CUSTOMER = `tenant_id = $1 AND customer_id = $2 AND currency = $3
 const ALNUM_KEY = `lower(regexp_replace(number, '[^A-Za-z0-9]', '', 'g'))`;
 const DIGITS_KEY = `regexp_replace(substring(number from '^[A-Za-z]*[^A-Za-z0-9]*([0-9]+)$'), '^0+(?=[0-9])', '')`;
 const MAX_NAMED = 500;
+/** Lists up to this long are written as `IN ($n, …)`; longer ones as one array parameter. */
+const MAX_LISTED = 8;
+
+/** `expr IN ($n, …)` (the values appended to `values`), the array form for long lists, or null for none. */
+function anyOf(expr, list, values) {
+  if (list.length === 0) return null;
+  if (list.length > MAX_LISTED) {
+    values.push(list);
+    return `${expr} = ANY($${values.length}::text[])`;
+  }
+  const placeholders = list.map((v) => (values.push(v), `$${values.length}`));
+  return `${expr} IN (${placeholders.join(', ')})`;
+}
 const OLDEST_FIRST_BATCH = 200;
 const POOL = `(SELECT ${COLUMNS} FROM invoices WHERE ${OPEN_FOR_CUSTOMER} ORDER BY due_date, id LIMIT ${COMBINATION_POOL_SIZE})
            UNION
@@ -66,10 +80,16 @@ const paymentSql = {
   // AdvisoryCustomerMatchingLock.lock
   advisoryLock: `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
   // SqlMatchCandidateSource: named, pool (with and without the short-pay part), oldestRun
-  named: `SELECT ${COLUMNS} FROM invoices
-            WHERE tenant_id = $1 AND status <> 'draft'
-              AND (id = ANY($2::text[]) OR lower(number) = ANY($3::text[]) OR ${ALNUM_KEY} = ANY($4::text[]) OR ${DIGITS_KEY} = ANY($5::text[]))
-            ORDER BY due_date, id LIMIT ${MAX_NAMED}`,
+  /** The statement for these keys (its text varies with how many of each) and its parameters; null for none. */
+  named(tenantId, { ids, numbers, exactKeys, digitKeys }) {
+    const values = [tenantId];
+    const keys = [anyOf('id', ids, values), anyOf('lower(number)', numbers, values), anyOf(ALNUM_KEY, exactKeys, values), anyOf(DIGITS_KEY, digitKeys, values)].filter((k) => k !== null);
+    if (keys.length === 0) return null;
+    const text = `SELECT ${COLUMNS} FROM invoices
+            WHERE tenant_id = $1 AND status <> 'draft' AND (${keys.join(' OR ')})
+            ORDER BY due_date, id LIMIT ${MAX_NAMED}`;
+    return { name: `pay_named_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`, text, values };
+  },
   pool: `${POOL}
            `,
   poolNear: `${POOL}
@@ -83,7 +103,8 @@ const paymentSql = {
          JOIN customers c ON c.tenant_id = k.tenant_id AND c.id = k.customer_id
         WHERE k.tenant_id = $1 AND k.kind = $2 AND k.key = $3 AND c.currency = $4
         ORDER BY c.created_at, c.id LIMIT $5`,
-  // TypeormInvoiceRepository.findByIdsForUpdate
+  // TypeormInvoiceRepository.findByIdsForUpdate: one invoice, and several
+  invoiceForUpdate: `SELECT ${INVOICE_SELECT} FROM ${INVOICE_FROM} WHERE i.tenant_id = $1 AND i.id = $2 FOR UPDATE OF i`,
   invoicesForUpdate: `SELECT ${INVOICE_SELECT} FROM ${INVOICE_FROM} WHERE i.tenant_id = $1 AND i.id = ANY($2::text[]) ORDER BY i.id FOR UPDATE OF i`,
   // TypeormInvoiceRepository.save (update)
   updateInvoice: `UPDATE invoices SET ${UPDATABLE.map((c, i) => `${c} = $${i + 4}`).join(', ')} WHERE tenant_id = $1 AND id = $2 AND version = $3 RETURNING id`,

@@ -100,7 +100,9 @@ function candidateSource(tq, tenantId) {
     named: async ({ ids, numbers, references }) => {
       const exactKeys = [...new Set(references.map((r) => r.exactKey))];
       const digitKeys = [...new Set(references.flatMap((r) => (r.digits === null ? [] : [r.digits])))];
-      const { rows } = await tq('pay_named', sql.named, [tenantId, ids, numbers.map((n) => n.trim().toLowerCase()), exactKeys, digitKeys]);
+      const statement = sql.named(tenantId, { ids, numbers: numbers.map((n) => n.trim().toLowerCase()), exactKeys, digitKeys });
+      if (statement === null) return [];
+      const { rows } = await tq(statement.name, statement.text, statement.values);
       return rows.map(candidate);
     },
     pool: async ({ customerId, currency, amount, oldestFirst, nearWithin = 0 }) => {
@@ -277,7 +279,11 @@ async function autoMatch(tq, w, payment, settings) {
       await w.savePayment(payment);
       return;
     }
-    const { rows } = await tq('invoices_for_update', sql.invoicesForUpdate, [payment.tenantId, [...new Set(decision.allocations.map((a) => a.invoiceId))]]);
+    const ids = [...new Set(decision.allocations.map((a) => a.invoiceId))];
+    const { rows } =
+      ids.length === 1
+        ? await tq('invoice_for_update', sql.invoiceForUpdate, [payment.tenantId, ids[0]])
+        : await tq('invoices_for_update', sql.invoicesForUpdate, [payment.tenantId, ids]);
     const locked = rows.map((r) => Invoice.restore(invoiceSnapshot(r)));
     const byId = new Map(locked.map((i) => [i.id, i]));
     const unchanged = decision.basis.every((seen) => {
