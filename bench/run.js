@@ -13,7 +13,7 @@ const { createHash } = require('node:crypto');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { parseArgs } = require('./lib/args');
-const { freePort, spawnNode, waitForHttp, RssSampler, stopChild, cpuSeconds, postgresCpuSeconds } = require('./lib/processes');
+const { freePort, spawnNode, waitForHttp, RssSampler, stopChild, cpuSeconds, clusterCpuSeconds, postmasterOf } = require('./lib/processes');
 const { summarize, consoleTable, evaluateTargets, fmtRatio } = require('./lib/table');
 const { machine, versions, runSection, writeReport, mb } = require('./lib/report');
 const { buildScenarios, prepareScenarioData } = require('./lib/scenarios');
@@ -80,6 +80,8 @@ async function main() {
   // 2. What the scenarios need (ids, customers, open invoices), straight from the database.
   const sql = new Client({ connectionString: db.url });
   await sql.connect();
+  // PostgreSQL's CPU is this cluster's (its postmaster and backends), not every postgres on the machine.
+  const postmaster = await postmasterOf(sql);
   const [{ version: pgVersion }] = (await sql.query('SHOW server_version')).rows.map((r) => ({ version: `PostgreSQL ${r.server_version}` }));
   const tenant = seed.tenants[0];
   const data = await prepareScenarioData(sql, tenant);
@@ -160,9 +162,9 @@ async function main() {
       if (opts.warmup > 0) await load(scenario, target, opts.warmup, opts.connections);
     }
     for (const target of [targets.baseline, targets.service]) {
-      const [cpuBefore, pgBefore] = [cpuSeconds(target.pid), postgresCpuSeconds()];
+      const [cpuBefore, pgBefore] = [cpuSeconds(target.pid), clusterCpuSeconds(postmaster)];
       const result = await load(scenario, target, opts.duration, opts.connections);
-      const [cpuAfter, pgAfter] = [cpuSeconds(target.pid), postgresCpuSeconds()];
+      const [cpuAfter, pgAfter] = [cpuSeconds(target.pid), clusterCpuSeconds(postmaster)];
       row[target.name] = summarize(result);
       // CPU per answered request: the server process's own, and PostgreSQL's (all its processes).
       const perRequest = (before, after) => (before === null || after === null || !result['2xx'] ? null : ((after - before) * 1000) / result['2xx']);
