@@ -72,12 +72,12 @@ describe('POST /payments: database round trips', () => {
     expect(sent.map(kind)).toEqual([
       'START TRANSACTION ISOLATION LEVEL READ COMMITTED',
       'SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, aliases, payer_accounts, version, created_at, updated_at FROM customers',
-      'INSERT INTO payments',
+      // The payment's row waits for matching: written once, as it ends up, with its applications.
       'SELECT pg_advisory_xact_lock',
       'SELECT id, number, customer_id, currency, status, amount_due, to_char(due_date, \'YYYY-MM-DD\') AS due_on, dispute_status IS NOT DISTINCT FROM \'open\' AS disputed FROM invoices',
       expect.stringMatching(/^SELECT i\.tenant_id, .* FROM invoices$/),
       'UPDATE invoices', // the customer's figures follow in its trigger
-      'WITH UPDATE payments', // and its new applications
+      'WITH INSERT INTO payments', // and its new applications
       'INSERT INTO ledger_entries', // the customer's balance follows in its trigger
       'WITH INSERT INTO outbox',
       'COMMIT',

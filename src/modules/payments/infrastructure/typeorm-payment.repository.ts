@@ -37,6 +37,9 @@ function applicationTuples(payment: Payment, added: readonly PaymentApplication[
  */
 @Injectable()
 export class TypeormPaymentRepository extends PaymentRepository {
+  /** Payments insert() has published but not written yet (see insert()). */
+  private readonly unwritten = new WeakSet<Payment>();
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly ledger: LedgerWriter,
@@ -60,24 +63,48 @@ export class TypeormPaymentRepository extends PaymentRepository {
     return Payment.restore(PaymentMapper.toSnapshot(row, applications, refundsFromJson(refunds.map((r) => r.refund))));
   }
 
+  /**
+   * Records a new payment. Its row is written once automatic matching, which runs on the
+   * payment.created published here (in this transaction), has decided: save() then writes the
+   * row as it ends up, with its applications, in one INSERT — not an INSERT and then an UPDATE of
+   * the same row (a second version of it in every index, and a second figure check at commit).
+   * No other transaction can see or lock the row before commit either way, and every statement
+   * that needs it (applications, the ledger line, the caller's) comes after it.
+   */
   async insert(payment: Payment): Promise<void> {
     if (payment.applicationChanges.added.length > 0) throw new Error(`payment ${payment.id}: insert it before applying it, then save()`);
-    const s = payment.toSnapshot();
-    await this.write(() => this.uow.query(
-      `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
-                             status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at,
-                             payer_name, payer_account, payer_bank_id, bank_entry_id, customer_source)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, 1, $17, $18, $19, $20, $21, $22, $23)`,
-      [
-        s.tenantId, s.id, s.customerId, s.amount, payment.amountApplied.amount, s.currency, s.paymentDate, s.method, s.reference,
-        PaymentMapper.remittanceToJson(s.remittance), payment.status, s.autoMatch, s.match.status, s.match.rule,
-        JSON.stringify(s.match.suggestions), JSON.stringify(s.metadata), s.createdAt, s.updatedAt,
-        s.payer?.name ?? null, s.payer?.account ?? null, s.payer?.bankId ?? null, s.bankEntryId, s.customerSource,
-      ],
-    ));
     payment.version = 1;
     this.uow.remember(identity(payment.tenantId, payment.id), payment);
+    this.unwritten.add(payment);
+    await this.uow.publish(payment.pullEvents());
+    if (this.unwritten.delete(payment)) await this.writeNew(payment); // not saved by matching (none, unmatched)
     await this.afterWrite(payment);
+  }
+
+  /** The row of a payment insert() has not written yet, as it is now, with its new applications. */
+  private async writeNew(payment: Payment): Promise<void> {
+    const s = payment.toSnapshot();
+    const params: unknown[] = [
+      s.tenantId, s.id, s.customerId, s.amount, payment.amountApplied.amount, s.currency, s.paymentDate, s.method, s.reference,
+      PaymentMapper.remittanceToJson(s.remittance), payment.status, s.autoMatch, s.match.status, s.match.rule,
+      JSON.stringify(s.match.suggestions), JSON.stringify(s.metadata), payment.version, s.createdAt, s.updatedAt,
+      s.payer?.name ?? null, s.payer?.account ?? null, s.payer?.bankId ?? null, s.bankEntryId, s.customerSource,
+      payment.amountRefunded.amount, PaymentMapper.writeOffsToJson(s.match.writeOffs),
+    ];
+    const insert = `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
+                             status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at,
+                             payer_name, payer_account, payer_bank_id, bank_entry_id, customer_source, amount_refunded, match_write_offs)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, $17, $18, $19, $20, $21, $22, $23, $24,
+               $25, $26::jsonb)`;
+    const added = payment.applicationChanges.added;
+    // The applications in the same statement (one round trip); their keys are checked at its end, the payment row in place.
+    const sql =
+      added.length === 0
+        ? insert
+        : `WITH inserted AS (${insert} RETURNING 1)
+           INSERT INTO payment_applications (${APPLICATION_COLUMNS})
+           SELECT v.* FROM (VALUES ${applicationTuples(payment, added, params)}) AS v (${APPLICATION_COLUMNS})`;
+    await this.write(() => this.uow.query(sql, params));
   }
 
   async insertMany(payments: readonly Payment[]): Promise<void> {
@@ -146,6 +173,13 @@ export class TypeormPaymentRepository extends PaymentRepository {
   }
 
   async save(payment: Payment): Promise<void> {
+    if (this.unwritten.delete(payment)) {
+      // Saved while insert() waits on matching: the one write of the row, at the version an update would give it.
+      payment.version += 1;
+      await this.writeNew(payment);
+      await this.afterWrite(payment);
+      return;
+    }
     const s = payment.toSnapshot();
     const params: unknown[] = [
       s.tenantId, s.id, s.customerId, payment.amountApplied.amount, payment.status, s.match.status, s.match.rule,
