@@ -20,6 +20,7 @@ import { WebhookRelayInstances1764400000000 } from './1764400000000-webhook-rela
 import { WebhookDeliveriesDuePerEndpoint1764400000100 } from './1764400000100-webhook-deliveries-due-per-endpoint';
 import { ApiClientChangeNotify1764400000200 } from './1764400000200-api-client-change-notify';
 import { MatchWriteOffs1764500000000 } from './1764500000000-match-write-offs';
+import { FigureChecksInOneStatement1764650000000 } from './1764650000000-figure-checks-in-one-statement';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   WebhookDeliveriesDuePerEndpoint1764400000100,
   ApiClientChangeNotify1764400000200,
   MatchWriteOffs1764500000000,
+  FigureChecksInOneStatement1764650000000,
 ];
