@@ -103,6 +103,46 @@ describe('stored figures and their guards', () => {
       expect((await app.get(`/api/v1/invoices/${invoice.id}`, t.token)).body).toMatchObject({ amount_paid: 1000, amount_due: 9000 });
     });
 
+    // Each sum the commit-time checks compare (their functions read all of them in one statement
+    // since migration 1764650000000): every one must still refuse a figure its rows do not back.
+    it('refuses each invoice figure and each payment figure set by hand, naming the figure', async () => {
+      const cases: [string, unknown[], string, RegExp][] = [
+        [`UPDATE invoices SET amount_paid = 300 WHERE tenant_id = $1 AND id = $2`, [t.tenant_id, invoice.id], 'invoice_figures', /amount_paid is 300 but its applications sum to \d+$/],
+        [`UPDATE invoices SET amount_written_off = 300 WHERE tenant_id = $1 AND id = $2`, [t.tenant_id, invoice.id], 'invoice_figures', /amount_written_off is 300 but its write-offs sum to \d+$/],
+        [`UPDATE invoices SET amount_credited = 300 WHERE tenant_id = $1 AND id = $2`, [t.tenant_id, invoice.id], 'invoice_figures', /amount_credited is 300 but the credit applied to it sums to \d+$/],
+        [`UPDATE payments SET amount_applied = 300 WHERE tenant_id = $1 AND id = $2`, [t.tenant_id, payment.id], 'payment_figures', /amount_applied is 300 but its applications sum to \d+$/],
+        [`UPDATE payments SET amount_refunded = 300 WHERE tenant_id = $1 AND id = $2`, [t.tenant_id, payment.id], 'payment_figures', /amount_refunded is 300 but its refunds sum to \d+$/],
+      ];
+      for (const [sql, params, constraint, message] of cases) {
+        const error = await transaction([sql, params]);
+        expect({ sql, code: error?.code, constraint: error?.constraint }).toEqual({ sql, code: '23514', constraint });
+        expect(error?.message).toMatch(message);
+      }
+    });
+
+    it('refuses an application whose invoice was not moved with it, though its payment was', async () => {
+      const error = await transaction(
+        [
+          `INSERT INTO payment_applications (tenant_id, id, payment_id, invoice_id, amount, source, applied_at)
+           VALUES ($1, 'app_01jc9x7m3ef0ab6yr2t0n4q8zx', $2, $3, 500, 'manual', now())`,
+          [t.tenant_id, payment.id, invoice.id],
+        ],
+        [`UPDATE payments SET amount_applied = amount_applied + 500, status = 'partially_applied' WHERE tenant_id = $1 AND id = $2`, [t.tenant_id, payment.id]],
+      );
+      expect(error).toMatchObject({ code: '23514', constraint: 'invoice_figures' });
+    });
+
+    it('refuses a payment inserted with an amount applied and no application (a payment row is written once, after matching)', async () => {
+      const error = await transaction([
+        `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, status, auto_match, match_status,
+                               match_suggestions, metadata, version, created_at, updated_at, customer_source)
+         VALUES ($1, 'pay_01jc9x7m3ef0ab6yr2t0n4q8zz', $2, 4000, 1500, 'usd', '2026-06-30', 'ach', 'partially_applied', 'strict', 'matched',
+                 '[]', '{}', 2, now(), now(), 'request')`,
+        [t.tenant_id, invoice.customer_id],
+      ]);
+      expect(error).toMatchObject({ code: '23514', constraint: 'payment_figures' });
+    });
+
     it("refuses a customer's figures written directly, on update and on insert", async () => {
       for (const column of ['balance', 'overdue_amount', 'total_invoiced', 'total_paid']) {
         const error = await transaction([`UPDATE customers SET ${column} = ${column} + 1 WHERE tenant_id = $1 AND id = $2`, [t.tenant_id, invoice.customer_id]]);
