@@ -21,6 +21,7 @@ import { WebhookDeliveriesDuePerEndpoint1764400000100 } from './1764400000100-we
 import { ApiClientChangeNotify1764400000200 } from './1764400000200-api-client-change-notify';
 import { MatchWriteOffs1764500000000 } from './1764500000000-match-write-offs';
 import { FigureChecksInOneStatement1764650000000 } from './1764650000000-figure-checks-in-one-statement';
+import { CustomerFiguresGuardWhen1764650000100 } from './1764650000100-customer-figures-guard-when';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   ApiClientChangeNotify1764400000200,
   MatchWriteOffs1764500000000,
   FigureChecksInOneStatement1764650000000,
+  CustomerFiguresGuardWhen1764650000100,
 ];
