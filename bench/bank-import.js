@@ -15,7 +15,9 @@
  * time to completed, entries/s, the import's counts, the service's peak RSS (VmRSS sampled every
  * 50 ms, and VmHWM) and the CPU seconds of the service and of PostgreSQL during the import.
  * `--group N` sets BANK_IMPORT_GROUP_SIZE (0: the service's default); `--set-wise 0` records the
- * groups one payment at a time (BANK_IMPORT_SET_WISE=false, the path before ADR 0037).
+ * groups one payment at a time (BANK_IMPORT_SET_WISE=false, the path before ADR 0037); `--streams N`
+ * sets BANK_IMPORT_STREAMS: 2 by default (both cores of the 2-core target machine), 0 for the
+ * service's default (1).
  * PostgreSQL's CPU is that of this bench's own cluster (its postmaster, with the backends it
  * reaped, and its live backends), not of every postgres process on the machine.
  * `--pg-stats N` restarts that cluster with pg_stat_statements (track = all: statements run by
@@ -57,7 +59,7 @@ function clusterCpuSeconds(postmaster) {
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 async function main() {
-  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0 });
+  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 2, 'set-wise': 1, 'pg-stats': 0, profile: 0 });
   const cleanups = [];
   try {
     let { db, dataDir } = await scratchDatabase('bank-import-bench-', cleanups);
@@ -119,6 +121,7 @@ async function main() {
       BANK_IMPORT_POLL_MS: '100',
       ...(opts.group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(opts.group) } : {}),
       BANK_IMPORT_SET_WISE: opts['set-wise'] ? 'true' : 'false',
+      ...(opts.streams > 0 ? { BANK_IMPORT_STREAMS: String(opts.streams) } : {}),
     };
     const profileDir = join(require('node:os').tmpdir(), `bank-import-profile-${process.pid}`);
     const child = spawnNode([...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(DIST, 'main.js')], env, logFile);
@@ -185,6 +188,7 @@ async function main() {
           file_mb: Math.round((fileBytes / 1e6) * 10) / 10,
           group_size: opts.group || 'default',
           set_wise: Boolean(opts['set-wise']),
+          streams: opts.streams || 'default',
           seconds_to_202: stagedMs / 1000,
           seconds_to_completed: totalMs / 1000,
           entries_per_second_overall: Math.round(opts.entries / (totalMs / 1000)),

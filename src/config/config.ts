@@ -38,6 +38,11 @@ export interface AppConfig {
    * RecordPaymentCommand per credit, the path the set-wise one is tested against
    */
   bankImportSetWise: boolean;
+  /**
+   * set-wise only: each window of a group's size is split into up to this many streams of credits
+   * with no customer in common, recorded in concurrent transactions (ADR 0037)
+   */
+  bankImportStreams: number;
   logLevel: string;
   bodyLimitBytes: number;
   trustProxy: boolean;
@@ -100,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bankImportPollMs: Math.max(10, int('BANK_IMPORT_POLL_MS', 2_000, env)),
     bankImportGroupSize: Math.min(5_000, Math.max(1, int('BANK_IMPORT_GROUP_SIZE', 200, env))),
     bankImportSetWise: bool('BANK_IMPORT_SET_WISE', true, env),
+    bankImportStreams: Math.min(4, Math.max(1, int('BANK_IMPORT_STREAMS', 1, env))),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, env),
     trustProxy: bool('TRUST_PROXY', false, env),

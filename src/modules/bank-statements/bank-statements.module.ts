@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PaymentsModule } from '../payments';
 import { BankStatementsController } from './api/bank-statements.controller';
 import { GetBankStatementHandler, ListBankStatementsHandler } from './application/bank-statement.queries';
 import { ImportBankStatementHandler } from './application/import-bank-statement.command';
@@ -13,6 +14,7 @@ import { TypeormBankStatementRepository } from './infrastructure/typeorm-bank-st
 
 /** Bank files in (contract §14): streaming parsers, staged imports, a worker that makes the payments. */
 @Module({
+  imports: [PaymentsModule],
   controllers: [BankStatementsController],
   providers: [
     { provide: BankStatementRepository, useClass: TypeormBankStatementRepository },

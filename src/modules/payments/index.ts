@@ -4,3 +4,4 @@ export { PAYMENT_REFUNDED, PAYMENT_CREATED, PAYMENT_MATCHED, PAYMENT_APPLICATION
 export { type PaymentJson } from './domain/payment.snapshot';
 export { RecordPaymentCommand, type RecordPaymentInput } from './application/record-payment.command';
 export { RecordPaymentGroupCommand, type GroupPaymentResult } from './application/record-payment-group.command';
+export { PaymentGroupPlanner } from './application/payment-group.planner';

@@ -23,6 +23,7 @@ import { SqlMatchCandidateSource } from './infrastructure/sql-match-candidate.so
 import { AdvisoryCustomerMatchingLock } from './infrastructure/advisory-customer-matching.lock';
 import { CustomerMatchingLock, GroupMatchCandidates, MatchCandidates } from './application/matching-ports';
 import { RecordPaymentGroupHandler } from './application/record-payment-group.command';
+import { PaymentGroupPlanner } from './application/payment-group.planner';
 import { SqlGroupMatchCandidates } from './infrastructure/sql-group-match-candidates';
 import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repository';
 
@@ -41,11 +42,13 @@ import { TypeormPaymentRepository } from './infrastructure/typeorm-payment.repos
     AutoMatchPaymentHandler,
     RecordPaymentHandler,
     RecordPaymentGroupHandler,
+    PaymentGroupPlanner,
     MatchPaymentHandler,
     ReverseApplicationHandler,
     RefundPaymentHandler,
     GetPaymentHandler,
     ListPaymentsHandler,
   ],
+  exports: [PaymentGroupPlanner],
 })
 export class PaymentsModule {}

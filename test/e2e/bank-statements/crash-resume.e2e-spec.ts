@@ -24,7 +24,8 @@ describe('bank import: crash mid-file', () => {
     await app.close();
   });
 
-  const workerEnv = { BANK_IMPORT_GROUP_SIZE: '3', BANK_IMPORT_LEASE_SECONDS: '1', BANK_IMPORT_POLL_MS: '50' };
+  // Two streams per window (ADR 0037): the takeover is tested with concurrent group transactions too.
+  const workerEnv = { BANK_IMPORT_GROUP_SIZE: '3', BANK_IMPORT_LEASE_SECONDS: '1', BANK_IMPORT_POLL_MS: '50', BANK_IMPORT_STREAMS: '2' };
   const statement = async (id: string) => (await app.get(`/api/v1/bank-statements/${id}`, tenant.token)).body;
 
   async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {

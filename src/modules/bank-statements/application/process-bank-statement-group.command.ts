@@ -17,6 +17,12 @@ export class ProcessBankStatementGroupCommand {
     readonly groupSize: number,
     /** record the group's payments set-wise (RecordPaymentGroupCommand); false: one RecordPaymentCommand per credit */
     readonly setWise = true,
+    /**
+     * One stream of a window (the worker's plan): only these credits, beside other streams of the
+     * import running at once. The lease is held, not renewed (the worker renewed it for the window),
+     * and the import is not completed here.
+     */
+    readonly positions?: readonly number[],
   ) {}
 }
 
@@ -36,9 +42,10 @@ export class ProcessBankStatementGroupHandler implements ICommandHandler<Process
     private readonly clock: Clock,
   ) {}
 
-  async execute({ tenantId, statementId, owner, leaseSeconds, groupSize, setWise }: ProcessBankStatementGroupCommand): Promise<GroupOutcome> {
-    if (!(await this.statements.renewLease(tenantId, statementId, owner, leaseSeconds))) return 'lease_lost';
-    const credits = await this.statements.pending(tenantId, statementId, groupSize);
+  async execute({ tenantId, statementId, owner, leaseSeconds, groupSize, setWise, positions }: ProcessBankStatementGroupCommand): Promise<GroupOutcome> {
+    const leased = positions ? await this.statements.holdLease(tenantId, statementId, owner) : await this.statements.renewLease(tenantId, statementId, owner, leaseSeconds);
+    if (!leased) return 'lease_lost';
+    const credits = await this.statements.pending(tenantId, statementId, positions ? positions.length : groupSize, positions);
     if (credits.length > 0) {
       const fresh = await this.statements.claimIdentities(tenantId, statementId, credits);
       const paying = credits.filter((c) => fresh.has(c.position));
@@ -61,8 +68,9 @@ export class ProcessBankStatementGroupHandler implements ICommandHandler<Process
           return { position: credit.position, paymentId: result.paymentId, matchStatus: result.matchStatus };
         }),
       );
-      if (credits.length === groupSize) return 'more';
+      if (positions || credits.length === groupSize) return 'more';
     }
+    if (positions) return 'more';
     return (await this.statements.complete(tenantId, statementId, this.clock.now())) ? 'completed' : 'more';
   }
 
@@ -88,7 +96,7 @@ function existing(credit: StagedCredit): ProcessedCredit {
 }
 
 /** The payment §14 makes of a credit: as a client would post it, with the import it came from in its metadata. */
-function paymentInput(statementId: string, credit: StagedCredit): RecordPaymentInput {
+export function paymentInput(statementId: string, credit: StagedCredit): RecordPaymentInput {
   const bounded = (value: string | null, max: number) => (value === null ? null : value.slice(0, max));
   return {
     amount: credit.amount,
@@ -101,4 +109,33 @@ function paymentInput(statementId: string, credit: StagedCredit): RecordPaymentI
     bank_entry_id: credit.bankEntryId,
     metadata: { bank_statement_id: statementId, bank_account: credit.account },
   };
+}
+
+/**
+ * Splits a window of credits into at most `streams` lists of positions that can be recorded at once
+ * in separate transactions with the outcome of recording them one after the other: credits that may
+ * touch a customer in common (`touched[i]`: what matching of credit i may read or change), or that
+ * share an identity (the earlier one is created, the later counted existing), stay in one list, in
+ * file order. Groups of related credits go to the list with the fewest credits so far.
+ */
+export function partitionWindow(credits: readonly StagedCredit[], touched: readonly (readonly string[])[], streams: number): number[][] {
+  const parent = credits.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  const owner = new Map<string, number>();
+  credits.forEach((credit, i) => {
+    for (const key of [`identity:${credit.account}\u0000${credit.key}`, ...touched[i].map((c) => `customer:${c}`)]) {
+      const first = owner.get(key);
+      if (first === undefined) owner.set(key, i);
+      else parent[find(i)] = find(first);
+    }
+  });
+  const groups = new Map<number, number[]>(); // by root, in order of first appearance
+  credits.forEach((credit, i) => {
+    const root = find(i);
+    if (!groups.has(root)) groups.set(root, []);
+    groups.get(root)!.push(credit.position);
+  });
+  const lists: number[][] = Array.from({ length: Math.max(1, streams) }, () => []);
+  for (const group of groups.values()) lists.reduce((a, b) => (b.length < a.length ? b : a)).push(...group);
+  return lists.filter((l) => l.length > 0).map((l) => l.sort((a, b) => a - b));
 }

@@ -30,11 +30,17 @@ export abstract class BankStatementRepository {
   abstract claimNext(owner: string, leaseSeconds: number): Promise<{ tenantId: string; id: string } | null>;
   /** Extends this owner's lease and locks the import row for the transaction; false when the lease was lost. */
   abstract renewLease(tenantId: string, id: string, owner: string, leaseSeconds: number): Promise<boolean>;
+  /**
+   * For one of several transactions working on the import at once (a window's streams): true when
+   * this owner still holds the lease, which then cannot be taken over until the transaction ends
+   * (a share lock on the import row: the streams do not wait for each other, a claim does).
+   */
+  abstract holdLease(tenantId: string, id: string, owner: string): Promise<boolean>;
   /** Gives an import back (the worker stops) so another can take it at once. */
   abstract release(tenantId: string, id: string, owner: string): Promise<void>;
 
-  /** The next pending credits, in file order. */
-  abstract pending(tenantId: string, statementId: string, limit: number): Promise<StagedCredit[]>;
+  /** The next pending credits, in file order; with `positions`, those of them still pending. */
+  abstract pending(tenantId: string, statementId: string, limit: number, positions?: readonly number[]): Promise<StagedCredit[]>;
   /**
    * Claims the credits' identities (§14): returns the positions whose identity was not imported
    * before — by an earlier import, or earlier in this file. Waits for a concurrent import that

@@ -3,7 +3,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
-import { GroupOutcome, ProcessBankStatementGroupCommand } from '../application/process-bank-statement-group.command';
+import { PaymentGroupPlanner } from '../../payments';
+import { GroupOutcome, partitionWindow, paymentInput, ProcessBankStatementGroupCommand } from '../application/process-bank-statement-group.command';
 import { BankStatementRepository } from '../domain/bank-statement.repository';
 
 /**
@@ -28,6 +29,7 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     private readonly statements: BankStatementRepository,
     private readonly commands: TransactionalCommandBus,
     private readonly uow: UnitOfWork,
+    private readonly planner: PaymentGroupPlanner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -70,16 +72,7 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     let outcome: GroupOutcome = 'more';
     try {
       while (outcome === 'more' && !this.stopped) {
-        outcome = await this.commands.execute<GroupOutcome>(
-          new ProcessBankStatementGroupCommand(
-            tenantId,
-            id,
-            this.owner,
-            this.config.bankImportLeaseSeconds,
-            this.config.bankImportGroupSize,
-            this.config.bankImportSetWise,
-          ),
-        );
+        outcome = this.config.bankImportSetWise && this.config.bankImportStreams > 1 ? await this.window(tenantId, id) : await this.group(tenantId, id);
       }
     } finally {
       // Stopping (or failing) halfway: hand the import back so another instance can resume it now.
@@ -87,6 +80,32 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     }
     if (outcome === 'lease_lost') this.logger.warn(`bank import ${id}: lease lost to another worker`);
     return true;
+  }
+
+  /** The import's next group, in one transaction (it renews the lease, and completes the import when nothing is left). */
+  private group(tenantId: string, id: string, positions?: readonly number[]): Promise<GroupOutcome> {
+    const { bankImportLeaseSeconds: lease, bankImportGroupSize: size, bankImportSetWise: setWise } = this.config;
+    return this.commands.execute<GroupOutcome>(new ProcessBankStatementGroupCommand(tenantId, id, this.owner, lease, size, setWise, positions));
+  }
+
+  /**
+   * The next group's worth of credits as up to BANK_IMPORT_STREAMS streams with no customer (and no
+   * identity) in common, recorded in concurrent transactions: the same outcome as one after the
+   * other (ADR 0037), on both cores. The lease is renewed once for the window; each stream holds it.
+   */
+  private async window(tenantId: string, id: string): Promise<GroupOutcome> {
+    const { bankImportLeaseSeconds: lease, bankImportGroupSize: size, bankImportStreams: streams } = this.config;
+    if (!(await this.uow.run(() => this.statements.renewLease(tenantId, id, this.owner, lease)))) return 'lease_lost';
+    const credits = await this.statements.pending(tenantId, id, size);
+    const touched = credits.length > 1 ? await this.planner.customersTouched(tenantId, credits.map((c) => paymentInput(id, c))) : null;
+    const parts = touched ? partitionWindow(credits, touched, streams) : [];
+    if (parts.length < 2) return this.group(tenantId, id);
+    const settled = await Promise.allSettled(parts.map((positions) => this.group(tenantId, id, positions)));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (settled.some((s) => s.status === 'fulfilled' && s.value === 'lease_lost')) return 'lease_lost';
+    // The last window: the usual group finds nothing pending and completes the import.
+    return credits.length === size ? 'more' : this.group(tenantId, id);
   }
 
   private idle(): Promise<void> {

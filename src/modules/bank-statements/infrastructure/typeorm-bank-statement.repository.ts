@@ -111,18 +111,26 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
     return rows.length > 0;
   }
 
+  async holdLease(tenantId: string, id: string, owner: string): Promise<boolean> {
+    const rows = await this.uow.query(
+      `SELECT id FROM bank_statements WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing' FOR KEY SHARE`,
+      [tenantId, id, owner],
+    );
+    return rows.length > 0;
+  }
+
   async release(tenantId: string, id: string, owner: string): Promise<void> {
     await this.uow.query(`UPDATE bank_statements SET lease_until = NULL WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3`, [tenantId, id, owner]);
   }
 
-  async pending(tenantId: string, statementId: string, limit: number): Promise<StagedCredit[]> {
+  async pending(tenantId: string, statementId: string, limit: number, positions?: readonly number[]): Promise<StagedCredit[]> {
     const rows = await this.uow.query<EntryRow>(
       `SELECT position, account, entry_key, bank_entry_id, amount, currency, to_char(booking_date, 'YYYY-MM-DD') AS booking_date, method,
               payer_name, payer_account, payer_bank_id, reference, remittance
          FROM bank_statement_entries
-        WHERE tenant_id = $1 AND statement_id = $2 AND status = 'pending'
+        WHERE tenant_id = $1 AND statement_id = $2 AND status = 'pending' ${positions ? 'AND position = ANY($4::int[])' : ''}
         ORDER BY position LIMIT $3`,
-      [tenantId, statementId, limit],
+      positions ? [tenantId, statementId, limit, positions] : [tenantId, statementId, limit],
     );
     return rows.map((r) => ({
       position: r.position,
