@@ -72,11 +72,19 @@ const paymentSql = {
   settings: `SELECT t.id AS tenant, s.tenant_id, s.timezone, s.short_pay_tolerance_amount::text AS amount,
        (s.short_pay_tolerance_percent * 10000)::bigint::text AS percent_scaled,
        s.payer_name_matching, s.reminders_enabled, s.reminder_days FROM tenants t LEFT JOIN tenant_settings s ON s.tenant_id = t.id WHERE t.id = $1`,
-  // TypeormPaymentRepository.insert
-  insertPayment: `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
+  // TypeormPaymentRepository.writeNew: a recorded payment's one write, once matching has decided, with its applications
+  insertPayment: (added) => {
+    const insert = `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
                              status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at,
-                             payer_name, payer_account, payer_bank_id, bank_entry_id, customer_source)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, 1, $17, $18, $19, $20, $21, $22, $23)`,
+                             payer_name, payer_account, payer_bank_id, bank_entry_id, customer_source, amount_refunded, match_write_offs)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, $17, $18, $19, $20, $21, $22, $23, $24,
+               $25, $26::jsonb)`;
+    if (added === 0) return insert;
+    const tuples = Array.from({ length: added }, (_, k) => `(${APPLICATION_TYPES.map((t, i) => `$${27 + k * 8 + i}${t}`).join(', ')})`).join(', ');
+    return `WITH inserted AS (${insert} RETURNING 1)
+           INSERT INTO payment_applications (${APPLICATION_COLUMNS})
+           SELECT v.* FROM (VALUES ${tuples}) AS v (${APPLICATION_COLUMNS})`;
+  },
   // AdvisoryCustomerMatchingLock.lock
   advisoryLock: `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
   // SqlMatchCandidateSource: named, pool (with and without the short-pay part), oldestRun

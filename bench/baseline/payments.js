@@ -162,6 +162,7 @@ async function tenantSettings(tq, tenantId) {
  * the events (written in one statement before commit, as the unit of work does).
  */
 function writer(tq, outbox) {
+  const unwritten = new WeakSet();
   const postLedger = (e) =>
     e.debit === 0 && e.credit === 0
       ? undefined
@@ -185,24 +186,44 @@ function writer(tq, outbox) {
   }
 
   return {
-    async insertPayment(payment) {
-      const s = payment.toSnapshot();
-      await tq('payment_insert', sql.insertPayment, [
-        s.tenantId, s.id, s.customerId, s.amount, payment.amountApplied.amount, s.currency, s.paymentDate, s.method, s.reference,
-        remittanceJson(s.remittance), payment.status, s.autoMatch, s.match.status, s.match.rule,
-        JSON.stringify(s.match.suggestions), JSON.stringify(s.metadata), s.createdAt, s.updatedAt,
-        s.payer?.name ?? null, s.payer?.account ?? null, s.payer?.bankId ?? null, s.bankEntryId, s.customerSource,
-      ]);
+    /** TypeormPaymentRepository.insert: payment.created is published now, the row written once matching has decided. */
+    recordNew(payment) {
       payment.version = 1;
+      unwritten.add(payment);
       outbox.push(...payment.pullEvents());
     },
+    /** The row of a payment not written yet, as it is now, with its new applications (writeNew). */
+    async writeNewIfUnwritten(payment) {
+      if (!unwritten.delete(payment)) return false;
+      const s = payment.toSnapshot();
+      const added = payment.applicationChanges.added;
+      const params = [
+        s.tenantId, s.id, s.customerId, s.amount, payment.amountApplied.amount, s.currency, s.paymentDate, s.method, s.reference,
+        remittanceJson(s.remittance), payment.status, s.autoMatch, s.match.status, s.match.rule,
+        JSON.stringify(s.match.suggestions), JSON.stringify(s.metadata), payment.version, s.createdAt, s.updatedAt,
+        s.payer?.name ?? null, s.payer?.account ?? null, s.payer?.bankId ?? null, s.bankEntryId, s.customerSource,
+        payment.amountRefunded.amount, writeOffsJson(s.match.writeOffs),
+      ];
+      for (const a of added) params.push(s.tenantId, a.id, s.id, a.invoiceId, a.amount, a.source, a.appliedAt, a.reversedAt);
+      await tq(`payment_insert_${added.length}`, sql.insertPayment(added.length), params);
+      payment.markApplicationsSaved();
+      return true;
+    },
     async savePayment(payment) {
+      if (unwritten.has(payment)) {
+        // Saved while matching a payment not written yet: its one write, at the version an update would give it.
+        payment.version += 1;
+        await this.writeNewIfUnwritten(payment);
+        outbox.push(...payment.pullEvents());
+        await paymentMovements(payment);
+        return;
+      }
       const s = payment.toSnapshot();
       const added = payment.applicationChanges.added;
       const params = [
         s.tenantId, s.id, s.customerId, payment.amountApplied.amount, payment.status, s.match.status, s.match.rule,
         JSON.stringify(s.match.suggestions), s.updatedAt, payment.version, s.customerSource, payment.amountRefunded.amount,
-        JSON.stringify(s.match.writeOffs.map((w) => ({ id: w.id, invoice_id: w.invoiceId, invoice_number: w.invoiceNumber, amount: w.amount }))),
+        writeOffsJson(s.match.writeOffs),
       ];
       for (const a of added) params.push(s.tenantId, a.id, s.id, a.invoiceId, a.amount, a.source, a.appliedAt, a.reversedAt);
       const { rows } = await tq(`payment_save_${added.length}`, sql.savePayment(added.length), params);
@@ -235,6 +256,10 @@ function writer(tq, outbox) {
       await tq(`outbox_${outbox.length}`, sql.outbox(outbox.length), values);
     },
   };
+}
+
+function writeOffsJson(writeOffs) {
+  return JSON.stringify(writeOffs.map((w) => ({ id: w.id, invoice_id: w.invoiceId, invoice_number: w.invoiceNumber, amount: w.amount })));
 }
 
 function remittanceJson(lines) {
@@ -345,9 +370,10 @@ async function recordPayment(pool, tenantId, input) {
     });
     const outbox = [];
     const w = writer(tq, outbox);
-    await w.insertPayment(payment);
+    w.recordNew(payment);
     await autoMatch(tq, w, payment, settings);
-    // What the insert's own movements leave (an unmatched payment's credit is posted after matching).
+    // Not saved by matching (auto_match none, unmatched): written now; then what its movements leave.
+    await w.writeNewIfUnwritten(payment);
     await w.paymentMovements(payment);
     await w.writeOutbox();
     await client.query('COMMIT');
