@@ -2,12 +2,13 @@
 'use strict';
 /**
  * The bank-file import against its raw-SQL baseline (issue 15): `npm run build && node
- * bench/bank-import-baseline.js [--invoices 1000000] [--entries 100000] [--group 0] [--baseline-group 200]`.
+ * bench/bank-import-baseline.js [--invoices 1000000] [--entries 100000] [--group 0] [--streams 1] [--baseline-group 200]`.
  *
  * Seeds one embedded PostgreSQL and writes one camt.053 exactly as bench/bank-import.js does
  * (bench/lib/bank-file.js), then copies the seeded database twice (CREATE DATABASE … TEMPLATE) so
  * both importers start from identical data: the compiled service imports the file on one copy
- * (POST /bank-statements, polled to completed; `--group` sets BANK_IMPORT_GROUP_SIZE), the baseline
+ * (POST /bank-statements, polled to completed; `--group` sets BANK_IMPORT_GROUP_SIZE, `--streams`
+ * BANK_IMPORT_STREAMS: 1 by default, like the baseline's one connection), the baseline
  * (bench/baseline/bank-import.js, a child process) on the other. Prints one JSON object: each
  * side's time to staged (the 202) and to completed, entries/s, CPU seconds of the importer and of
  * this bench's PostgreSQL cluster (not other clusters on the machine), peak RSS, the import's
@@ -27,7 +28,7 @@ const log = (msg) => process.stderr.write(`${msg}\n`);
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 async function main() {
-  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, 'baseline-group': 200 });
+  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 1, 'baseline-group': 200 });
   const cleanups = [];
   try {
     const { db, dataDir } = await scratchDatabase('bank-import-baseline-', cleanups);
@@ -51,7 +52,7 @@ async function main() {
     log(`wrote ${opts.entries} entries against ${invoices.length} open invoices, ${(statSync(file).size / 1e6).toFixed(1)} MB`);
 
     const { service, baseline, serviceRows, baselineRows, serviceDigests, baselineDigests, differing, equal } = await compareImports({
-      url: db.url, tenant, file, group: opts.group, baselineGroup: opts['baseline-group'], workDir: dataDir, log,
+      url: db.url, tenant, file, group: opts.group, streams: opts.streams, baselineGroup: opts['baseline-group'], workDir: dataDir, log,
     });
     const figures = (r) => ({
       ...r,
@@ -68,6 +69,7 @@ async function main() {
           entries: opts.entries,
           mix,
           group_size: { service: opts.group || 'default', baseline: opts['baseline-group'] },
+          service_streams: opts.streams,
           service: s,
           baseline: b,
           // service / baseline: above 1, the service takes that many times the baseline's time or CPU

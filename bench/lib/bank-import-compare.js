@@ -56,7 +56,7 @@ async function rowDigests(url, tenantId) {
     let n = 0;
     for (;;) {
       const { rows } = await pg.query(text, [tenantId, last]);
-      for (const row of rows) hash.update(JSON.stringify(walk(row)));
+      for (const { k, ...row } of rows) hash.update(JSON.stringify(walk(row)));
       n += rows.length;
       if (rows.length < 2000) break;
       last = keyOf(rows[rows.length - 1]);
@@ -68,10 +68,18 @@ async function rowDigests(url, tenantId) {
     await table('payments', bank, (r) => r.k);
     await table('payment_applications', `SELECT p.bank_entry_id AS k, a.* FROM payment_applications a JOIN payments p ON p.tenant_id = a.tenant_id AND p.id = a.payment_id
                                            WHERE a.tenant_id = $1 AND p.bank_entry_id > $2 ORDER BY p.bank_entry_id, a.invoice_id LIMIT 2000`, (r) => r.k);
-    await table('ledger_entries', `SELECT p.bank_entry_id AS k, l.* FROM ledger_entries l JOIN payments p ON p.tenant_id = l.tenant_id AND p.id = l.source_id
+    // Not by seq across entries: with several import streams the service's transactions interleave.
+    await table('ledger_entries', `SELECT p.bank_entry_id AS k, l.tenant_id, l.id, l.customer_id, l.entry_date, l.type, l.source_type, l.source_id, l.reference,
+                                          l.description, l.debit, l.credit, l.created_at
+                                     FROM ledger_entries l JOIN payments p ON p.tenant_id = l.tenant_id AND p.id = l.source_id
                                      WHERE l.tenant_id = $1 AND p.bank_entry_id > $2 ORDER BY p.bank_entry_id, l.seq LIMIT 2000`, (r) => r.k);
-    await table('outbox', `SELECT lpad(o.seq::text, 20, '0') AS k, o.tenant_id, o.id, o.type, o.aggregate_type, o.aggregate_id, o.data FROM outbox o
-                             WHERE o.tenant_id = $1 AND lpad(o.seq::text, 20, '0') > $2 ORDER BY o.seq LIMIT 2000`, (r) => r.k);
+    // Each payment's events by its bank entry, each invoice's by the invoice, each in the order written.
+    await table('outbox', `SELECT * FROM (
+                             SELECT COALESCE(p.bank_entry_id, o.aggregate_id) || ':' || lpad(o.seq::text, 20, '0') AS k,
+                                    o.tenant_id, o.id, o.type, o.aggregate_type, o.aggregate_id, o.data
+                               FROM outbox o LEFT JOIN payments p ON p.tenant_id = o.tenant_id AND p.id = o.aggregate_id
+                              WHERE o.tenant_id = $1) x
+                            WHERE x.k > $2 ORDER BY x.k LIMIT 2000`, (r) => r.k);
     await table('invoices', `SELECT * FROM invoices WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT 2000`, (r) => r.id);
     await table('customers', `SELECT * FROM customers WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT 2000`, (r) => r.id);
     await table('bank_statement_entries', `SELECT lpad(position::text, 10, '0') AS k, e.* FROM bank_statement_entries e WHERE tenant_id = $1 AND lpad(position::text, 10, '0') > $2 ORDER BY position LIMIT 2000`, (r) => r.k);
@@ -83,12 +91,13 @@ async function rowDigests(url, tenantId) {
 }
 
 /** The service's import, measured as bench/bank-import.js measures it. */
-async function serviceImport({ url, tenant, file, group, logFile, postmaster }) {
+async function serviceImport({ url, tenant, file, group, streams, logFile, postmaster }) {
   const port = await freePort();
   const child = spawnNode([join(DIST, 'main.js')], {
     DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production',
     JWT_SECRET: randomBytes(48).toString('base64url'), MALLOC_ARENA_MAX: '2', BANK_IMPORT_POLL_MS: '100',
     ...(group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(group) } : {}),
+    BANK_IMPORT_STREAMS: String(streams),
   }, logFile);
   try {
     const base = `http://127.0.0.1:${port}/api/v1`;
@@ -152,7 +161,7 @@ async function baselineImport({ url, tenant, file, group, postmaster }) {
  * measurements, the rows each wrote (counts and per-table digests) and whether they are equal.
  * The copies are dropped at the end.
  */
-async function compareImports({ url, tenant, file, group = 0, baselineGroup = 200, workDir, log = () => undefined }) {
+async function compareImports({ url, tenant, file, group = 0, streams = 1, baselineGroup = 200, workDir, log = () => undefined }) {
   const urlOf = (name) => Object.assign(new URL(url), { pathname: `/${name}` }).toString();
   const suffix = randomBytes(4).toString('hex');
   const names = { service: `import_service_${suffix}`, baseline: `import_baseline_${suffix}` };
@@ -164,7 +173,7 @@ async function compareImports({ url, tenant, file, group = 0, baselineGroup = 20
     log('baseline import…');
     const baseline = await baselineImport({ url: urlOf(names.baseline), tenant, file, group: baselineGroup, postmaster });
     log(`baseline: ${baseline.seconds_to_completed} s; service import…`);
-    const service = await serviceImport({ url: urlOf(names.service), tenant, file, group, logFile: join(workDir, 'import-service.log'), postmaster });
+    const service = await serviceImport({ url: urlOf(names.service), tenant, file, group, streams, logFile: join(workDir, 'import-service.log'), postmaster });
     const [serviceRows, baselineRows] = [await rowsWritten(urlOf(names.service), tenant.tenant_id), await rowsWritten(urlOf(names.baseline), tenant.tenant_id)];
     const [serviceDigests, baselineDigests] = [await rowDigests(urlOf(names.service), tenant.tenant_id), await rowDigests(urlOf(names.baseline), tenant.tenant_id)];
     const differing = Object.keys(serviceDigests).filter((k) => serviceDigests[k] !== baselineDigests[k]);
