@@ -213,7 +213,7 @@ export class UnitOfWork implements TransactionalEvents {
         await beginTransaction(runner);
         const ctx: TransactionContext = { runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [] };
         const result = await this.storage.run(ctx, work);
-        await this.outbox.write(runner.manager, ctx.outbox);
+        await this.outbox.write((sql, params) => this.prepared(runner, this.statement(sql).name, sql, params), ctx.outbox);
         await runner.commitTransaction();
         for (const callback of ctx.committed) callback();
         return result;
