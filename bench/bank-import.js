@@ -137,9 +137,13 @@ async function main() {
 
     let peakRss = readProcStatus(child.pid).rss;
     const idleRss = peakRss;
+    // The peak while the file is read and staged (until the 202), and while the credits are recorded.
+    let phase = 'staging';
+    const phasePeak = { staging: peakRss, processing: 0 };
     const sampler = setInterval(() => {
       const { rss } = readProcStatus(child.pid);
       if (rss > peakRss) peakRss = rss;
+      if (rss > phasePeak[phase]) phasePeak[phase] = rss;
     }, 50);
     if (opts['pg-stats'] > 0) await pg.query('SELECT pg_stat_statements_reset()');
     const cpu0 = { service: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
@@ -153,6 +157,7 @@ async function main() {
     const accepted = await posted.json();
     if (posted.status !== 202) throw new Error(`POST: ${posted.status} ${JSON.stringify(accepted)}`);
     const stagedMs = Date.now() - t0;
+    phase = 'processing';
     log(`202 after ${stagedMs} ms: ${accepted.entries_total} entries staged`);
     let done;
     for (;;) {
@@ -202,7 +207,7 @@ async function main() {
             needs_review: done.needs_review,
             unmatched: done.unmatched,
           },
-          service_rss_mb: { idle: mb(idleRss), peak_sampled: mb(peakRss), vm_hwm: mb(hwm) },
+          service_rss_mb: { idle: mb(idleRss), peak_sampled: mb(peakRss), peak_staging: mb(phasePeak.staging), peak_processing: mb(phasePeak.processing), vm_hwm: mb(hwm) },
           cpu_seconds: { service: cpu1.service - cpu0.service, postgres: Math.round((cpu1.pg - cpu0.pg) * 100) / 100 },
           cpu_ms_per_entry: {
             service: Math.round(((cpu1.service - cpu0.service) * 1000 * 100) / opts.entries) / 100,
