@@ -138,10 +138,7 @@ const paymentSql = {
   // LedgerWriter.post
   ledgerPost: sql.ledgerPost,
   // OutboxWriter.write: the transaction's events in one statement, with its NOTIFY
-  outbox: (n) => `WITH written AS (
-         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ${Array.from({ length: n }, (_, i) => `($${i * 7 + 1}, $${i * 7 + 2}, $${i * 7 + 3}, $${i * 7 + 4}, $${i * 7 + 5}, $${i * 7 + 6}::jsonb, $${i * 7 + 7})`).join(', ')}
-         RETURNING 1)
-       SELECT pg_notify('outbox', '')`,
+  outbox: sql.outboxInsert,
   // SqlPaymentReadModel.get
   getPayment: `SELECT ${PAYMENT_COLUMNS}, ${PAYMENT_REFUNDS_COLUMN}, a.id AS app_id, a.invoice_id AS app_invoice_id, i.number AS app_invoice_number, a.amount AS app_amount,
               a.source AS app_source, a.applied_at AS app_applied_at, a.reversed_at AS app_reversed_at

@@ -251,9 +251,10 @@ function writer(tq, outbox) {
     },
     async writeOutbox() {
       if (outbox.length === 0) return;
-      const values = [];
-      for (const e of outbox) values.push(e.tenantId, newId('evt'), e.type, e.aggregateType, e.aggregateId, JSON.stringify(e.data), e.occurredAt);
-      await tq(`outbox_${outbox.length}`, sql.outbox(outbox.length), values);
+      await tq('outbox_insert', sql.outbox, [
+        outbox.map((e) => e.tenantId), outbox.map(() => newId('evt')), outbox.map((e) => e.type), outbox.map((e) => e.aggregateType),
+        outbox.map((e) => e.aggregateId), outbox.map((e) => JSON.stringify(e.data)), outbox.map((e) => e.occurredAt),
+      ]);
     },
   };
 }

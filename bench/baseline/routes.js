@@ -240,9 +240,9 @@ function registerInvoices(app, q, pool) {
       ]);
       await tq('ledger_post', sql.ledgerPost, [tenantId, newId('led'), customer.id, day, 'invoice', 'invoice', invoiceId, number, `Invoice ${number}`, total, 0, now]);
       const object = { id: invoiceId, number, status: 'open', total };
-      await tq('outbox_2', sql.outboxInsert2, [
-        tenantId, newId('evt'), 'invoice.created', 'invoice', invoiceId, JSON.stringify({ object }), now,
-        tenantId, newId('evt'), 'invoice.finalized', 'invoice', invoiceId, JSON.stringify({ object }), now,
+      await tq('outbox_insert', sql.outboxInsert, [
+        [tenantId, tenantId], [newId('evt'), newId('evt')], ['invoice.created', 'invoice.finalized'], ['invoice', 'invoice'],
+        [invoiceId, invoiceId], [JSON.stringify({ object }), JSON.stringify({ object })], [now, now],
       ]);
       return invoiceId;
     });

@@ -79,9 +79,10 @@ module.exports.sql = {
   // LedgerWriter.post (the customer's balance follows in a trigger)
   ledgerPost: `INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-  // OutboxWriter.write (two events, with its NOTIFY in the same statement)
-  outboxInsert2: `WITH written AS (
-         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7), ($8, $9, $10, $11, $12, $13::jsonb, $14)
+  // OutboxWriter.write (OUTBOX_INSERT_SQL): the transaction's events as arrays, with its NOTIFY, one text for any count
+  outboxInsert: `WITH written AS (
+         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[])
          RETURNING 1)
        SELECT pg_notify('outbox', '')`,
   // CustomerReadModel.get
