@@ -16,8 +16,7 @@
  * 50 ms, and VmHWM) and the CPU seconds of the service and of PostgreSQL during the import.
  * `--group N` sets BANK_IMPORT_GROUP_SIZE (0: the service's default); `--set-wise 0` records the
  * groups one payment at a time (BANK_IMPORT_SET_WISE=false, the path before ADR 0037); `--streams N`
- * sets BANK_IMPORT_STREAMS: 2 by default (both cores of the 2-core target machine), 0 for the
- * service's default (1).
+ * sets BANK_IMPORT_STREAMS (0, the default: the service's own, 2).
  * PostgreSQL's CPU is that of this bench's own cluster (its postmaster, with the backends it
  * reaped, and its live backends), not of every postgres process on the machine.
  * `--pg-stats N` restarts that cluster with pg_stat_statements (track = all: statements run by
@@ -59,7 +58,7 @@ function clusterCpuSeconds(postmaster) {
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 async function main() {
-  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 2, 'set-wise': 1, 'pg-stats': 0, profile: 0 });
+  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0 });
   const cleanups = [];
   try {
     let { db, dataDir } = await scratchDatabase('bank-import-bench-', cleanups);

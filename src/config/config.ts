@@ -40,7 +40,7 @@ export interface AppConfig {
   bankImportSetWise: boolean;
   /**
    * set-wise only: each window of a group's size is split into up to this many streams of credits
-   * with no customer in common, recorded in concurrent transactions (ADR 0037)
+   * with no customer in common, recorded in concurrent transactions (ADR 0037); 2 by default
    */
   bankImportStreams: number;
   logLevel: string;
@@ -105,7 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bankImportPollMs: Math.max(10, int('BANK_IMPORT_POLL_MS', 2_000, env)),
     bankImportGroupSize: Math.min(5_000, Math.max(1, int('BANK_IMPORT_GROUP_SIZE', 200, env))),
     bankImportSetWise: bool('BANK_IMPORT_SET_WISE', true, env),
-    bankImportStreams: Math.min(4, Math.max(1, int('BANK_IMPORT_STREAMS', 1, env))),
+    bankImportStreams: Math.min(4, Math.max(1, int('BANK_IMPORT_STREAMS', 2, env))),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, env),
     trustProxy: bool('TRUST_PROXY', false, env),
