@@ -174,6 +174,10 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
       processed.filter((p) => (status === 'matched_or_partial' ? p.matchStatus === 'matched' || p.matchStatus === 'partial' : p.matchStatus === status)).length;
     const created = processed.filter((p) => p.paymentId !== null);
     const rejected = processed.flatMap((p) => (p.error ? [p.error] : []));
+    // The commit-time figure checks of the group's rows now, before the import row is locked for its
+    // counters: a concurrent stream of the import (ADR 0037) waits for that lock only while this
+    // transaction commits, not while its checks run. No row they check is written after this.
+    await this.uow.query('SET CONSTRAINTS ALL IMMEDIATE');
     await this.uow.query(
       `WITH done AS (
          UPDATE bank_statement_entries e
