@@ -21,7 +21,8 @@
  * reaped, and its live backends), not of every postgres process on the machine.
  * `--pg-stats N` restarts that cluster with pg_stat_statements (track = all: statements run by
  * triggers too) and prints the N statements with the most execution time during the import;
- * `--profile 1` runs the service under `node --cpu-prof` (the profile's path is printed).
+ * `--profile 1` runs the service under `node --cpu-prof` (the profile's path is printed);
+ * `--heap-growing-percent N` starts it with V8's `--heap-growing-percent=N` (0: V8's own growth).
  * A measurement, not a test.
  */
 const { execFileSync } = require('node:child_process');
@@ -58,7 +59,7 @@ function clusterCpuSeconds(postmaster) {
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 async function main() {
-  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0 });
+  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0, 'heap-growing-percent': 0 });
   const cleanups = [];
   try {
     let { db, dataDir } = await scratchDatabase('bank-import-bench-', cleanups);
@@ -123,7 +124,8 @@ async function main() {
       ...(opts.streams > 0 ? { BANK_IMPORT_STREAMS: String(opts.streams) } : {}),
     };
     const profileDir = join(require('node:os').tmpdir(), `bank-import-profile-${process.pid}`);
-    const child = spawnNode([...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(DIST, 'main.js')], env, logFile);
+    const v8 = opts['heap-growing-percent'] > 0 ? [`--heap-growing-percent=${opts['heap-growing-percent']}`] : [];
+    const child = spawnNode([...v8, ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(DIST, 'main.js')], env, logFile);
     cleanups.push(() => stopChild(child));
     const base = `http://127.0.0.1:${port}/api/v1`;
     await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, logFile);
@@ -193,6 +195,7 @@ async function main() {
           group_size: opts.group || 'default',
           set_wise: Boolean(opts['set-wise']),
           streams: opts.streams || 'default',
+          heap_growing_percent: opts['heap-growing-percent'] || 'default',
           seconds_to_202: stagedMs / 1000,
           seconds_to_completed: totalMs / 1000,
           entries_per_second_overall: Math.round(opts.entries / (totalMs / 1000)),
