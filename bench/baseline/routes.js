@@ -285,6 +285,8 @@ function registerCustomers(app, q) {
       credit_limit: limit,
       credit_hold: row.credit_hold,
       metadata: row.metadata ?? {},
+      aliases: row.aliases,
+      payer_accounts: row.payer_accounts,
       balance,
       overdue_amount: Number(row.overdue_amount),
       credit_available: limit === null ? null : limit - balance,

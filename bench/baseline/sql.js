@@ -21,9 +21,9 @@ const INVOICE_COLUMNS = [
   'created_at', 'updated_at', 'amount_credited', 'amount_written_off',
 ];
 
-// src/modules/customers/infrastructure/customer-read-model.ts
+// src/modules/customers/infrastructure/sql-customer-read-model.ts
 const CUSTOMER_SELECT = `c.id, c.name, c.email, c.external_id, c.phone, c.billing_address, c.currency, c.payment_terms_days,
-       c.credit_limit::text, c.credit_hold, c.metadata, c.balance::text, c.created_at, c.updated_at`;
+       c.credit_limit::text, c.credit_hold, c.metadata, c.aliases, c.payer_accounts, c.balance::text, c.created_at, c.updated_at`;
 // src/modules/customers/infrastructure/aging.sql.ts (AGING_BUCKETS expanded)
 const aging = (due, amount, asOf) => {
   const days = `(${asOf}::date - ${due})`;
