@@ -51,7 +51,10 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   private wakeUp: (() => void) | null = null;
   private completions: Completion[] = [];
   private writing: Promise<void> | null = null;
+  /** an open coalescing window: commits' notifications gathered for one pass when it closes */
   private coalesceTimer: NodeJS.Timeout | null = null;
+  /** a window closed since the last pass: its pass is due, whatever opened since */
+  private windowClosed = false;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   /** when this instance last recorded its heartbeat (0: not since it started) */
   private lastBeat = 0;
@@ -91,6 +94,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
         if (payload === undefined || this.settings.coalesceMs === 0) return this.wake();
         this.coalesceTimer ??= setTimeout(() => {
           this.coalesceTimer = null;
+          this.windowClosed = true;
           this.wake();
         }, this.settings.coalesceMs);
       },
@@ -152,8 +156,11 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     while (!this.stopping) {
       try {
         let fullBatch = false;
-        if (this.outboxDirty) {
+        // While a window is open, a wake for something else (a send finished, a retry due) does not
+        // fan out the window's commits early: they wait for its pass, one per window however busy.
+        if (this.outboxDirty && (this.windowClosed || this.coalesceTimer === null)) {
           this.outboxDirty = false;
+          this.windowClosed = false;
           this.lastFanOut = Date.now();
           this.stats.fanOuts++;
           const fanned = await this.store.fanOut(this.settings.batchSize);
