@@ -5,3 +5,4 @@ export { type PaymentJson } from './domain/payment.snapshot';
 export { RecordPaymentCommand, type RecordPaymentInput } from './application/record-payment.command';
 export { RecordPaymentGroupCommand, type GroupPaymentResult } from './application/record-payment-group.command';
 export { PaymentGroupPlanner } from './application/payment-group.planner';
+export { type GroupReads } from './application/matching-ports';

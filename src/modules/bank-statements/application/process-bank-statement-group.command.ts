@@ -2,7 +2,7 @@ import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '../../../shared/domain/clock';
 import { ValidationError } from '../../../shared/domain/domain-error';
 import { MAX_PAYER_TEXT } from '../../../shared/domain/payer';
-import { GroupPaymentResult, RecordPaymentCommand, RecordPaymentGroupCommand, RecordPaymentInput } from '../../payments';
+import { GroupPaymentResult, GroupReads, RecordPaymentCommand, RecordPaymentGroupCommand, RecordPaymentInput } from '../../payments';
 import { BankStatementRepository, ProcessedCredit, StagedCredit } from '../domain/bank-statement.repository';
 
 export type GroupOutcome = 'more' | 'completed' | 'lease_lost';
@@ -23,6 +23,8 @@ export class ProcessBankStatementGroupCommand {
      * and the import is not completed here.
      */
     readonly positions?: readonly number[],
+    /** the worker's reads for the window's credits (by position), for the group to decide on */
+    readonly reads?: { named: ReadonlyMap<number, GroupReads['named'][number]>; payers: GroupReads['payers'] },
   ) {}
 }
 
@@ -42,7 +44,7 @@ export class ProcessBankStatementGroupHandler implements ICommandHandler<Process
     private readonly clock: Clock,
   ) {}
 
-  async execute({ tenantId, statementId, owner, leaseSeconds, groupSize, setWise, positions }: ProcessBankStatementGroupCommand): Promise<GroupOutcome> {
+  async execute({ tenantId, statementId, owner, leaseSeconds, groupSize, setWise, positions, reads }: ProcessBankStatementGroupCommand): Promise<GroupOutcome> {
     const leased = positions ? await this.statements.holdLease(tenantId, statementId, owner) : await this.statements.renewLease(tenantId, statementId, owner, leaseSeconds);
     if (!leased) return 'lease_lost';
     const credits = await this.statements.pending(tenantId, statementId, positions ? positions.length : groupSize, positions);
@@ -51,7 +53,11 @@ export class ProcessBankStatementGroupHandler implements ICommandHandler<Process
       const paying = credits.filter((c) => fresh.has(c.position));
       const results = setWise
         ? await this.commands.execute<RecordPaymentGroupCommand, GroupPaymentResult[]>(
-            new RecordPaymentGroupCommand(tenantId, paying.map((c) => paymentInput(statementId, c))),
+            new RecordPaymentGroupCommand(
+              tenantId,
+              paying.map((c) => paymentInput(statementId, c)),
+              reads && paying.every((c) => reads.named.has(c.position)) ? { named: paying.map((c) => reads.named.get(c.position)!), payers: reads.payers } : undefined,
+            ),
           )
         : await this.oneByOne(tenantId, statementId, paying);
       const byPosition = new Map(paying.map((c, i) => [c.position, results[i]]));

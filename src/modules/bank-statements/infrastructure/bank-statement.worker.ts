@@ -83,9 +83,9 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
   }
 
   /** The import's next group, in one transaction (it renews the lease, and completes the import when nothing is left). */
-  private group(tenantId: string, id: string, positions?: readonly number[]): Promise<GroupOutcome> {
+  private group(tenantId: string, id: string, positions?: readonly number[], reads?: ProcessBankStatementGroupCommand['reads']): Promise<GroupOutcome> {
     const { bankImportLeaseSeconds: lease, bankImportGroupSize: size, bankImportSetWise: setWise } = this.config;
-    return this.commands.execute<GroupOutcome>(new ProcessBankStatementGroupCommand(tenantId, id, this.owner, lease, size, setWise, positions));
+    return this.commands.execute<GroupOutcome>(new ProcessBankStatementGroupCommand(tenantId, id, this.owner, lease, size, setWise, positions, reads));
   }
 
   /**
@@ -97,10 +97,12 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     const { bankImportLeaseSeconds: lease, bankImportGroupSize: size, bankImportStreams: streams } = this.config;
     if (!(await this.uow.run(() => this.statements.renewLease(tenantId, id, this.owner, lease)))) return 'lease_lost';
     const credits = await this.statements.pending(tenantId, id, size);
-    const touched = credits.length > 1 ? await this.planner.customersTouched(tenantId, credits.map((c) => paymentInput(id, c))) : null;
-    const parts = touched ? partitionWindow(credits, touched, streams) : [];
+    const plan = credits.length > 1 ? await this.planner.plan(tenantId, credits.map((c) => paymentInput(id, c))) : null;
+    const parts = plan ? partitionWindow(credits, plan.touched, streams) : [];
     if (parts.length < 2) return this.group(tenantId, id);
-    const settled = await Promise.allSettled(parts.map((positions) => this.group(tenantId, id, positions)));
+    // The plan's reads serve the streams too (unlocked reads either way: what is chosen is locked and checked).
+    const reads = { named: new Map(credits.map((c, i) => [c.position, plan!.reads.named[i]])), payers: plan!.reads.payers };
+    const settled = await Promise.allSettled(parts.map((positions) => this.group(tenantId, id, positions, reads)));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     if (settled.some((s) => s.status === 'fulfilled' && s.value === 'lease_lost')) return 'lease_lost';

@@ -16,6 +16,21 @@ export abstract class CustomerMatchingLock {
   abstract lockMany(tenantId: string, customerIds: readonly string[]): Promise<void>;
 }
 
+/**
+ * Reads of a group made before its transaction (PaymentGroupPlanner), for it to decide on instead of
+ * reading them again: each input's named invoices, and the payer look-ups by payerKey(). Like the
+ * reads the transaction would make, they are made without locks: what is chosen is locked and checked.
+ */
+export interface GroupReads {
+  named: readonly (readonly MatchCandidate[])[];
+  payers: ReadonlyMap<string, PayerCandidate[]>;
+}
+
+/** The key of one payer look-up in GroupReads.payers. */
+export function payerKey(kind: string, key: string, currency: string): string {
+  return `${kind}\u0000${key}\u0000${currency}`;
+}
+
 /** What the policy's `named` is asked for one payment. */
 export interface NamedQuery {
   ids: string[];

@@ -3,7 +3,8 @@ import { ValidationError } from '../../../shared/domain/domain-error';
 import { normalizePayerAccount, normalizePayerName } from '../../../shared/domain/payer';
 import { TenantSettingsReader } from '../../settings';
 import { parseInvoiceReferences } from '../domain/matching/invoice-reference.parser';
-import { GroupMatchCandidates } from './matching-ports';
+import { MatchCandidate, PayerCandidate } from '../domain/matching/match-candidate';
+import { GroupMatchCandidates, GroupReads, payerKey } from './matching-ports';
 import { RecordPaymentInput, recordedPayment } from './record-payment.command';
 
 /**
@@ -20,8 +21,11 @@ export class PaymentGroupPlanner {
     private readonly settings: TenantSettingsReader,
   ) {}
 
-  /** For each input, the customers it may touch; null when the group is too wide to plan (record it as one). */
-  async customersTouched(tenantId: string, inputs: readonly RecordPaymentInput[]): Promise<string[][] | null> {
+  /**
+   * For each input, the customers it may touch, and the reads that told (for the group's transaction to
+   * decide on, GroupReads); null when the group is too wide to plan (record it as one).
+   */
+  async plan(tenantId: string, inputs: readonly RecordPaymentInput[]): Promise<{ touched: string[][]; reads: GroupReads } | null> {
     const settings = await this.settings.get(tenantId);
     const at = { now: new Date(), today: '1970-01-01' };
     const planned = inputs.map((input) => {
@@ -51,11 +55,23 @@ export class PaymentGroupPlanner {
     const payers = await this.candidates.payers(tenantId, queries);
     let v = 0;
     let q = 0;
-    return planned.map((p) => {
-      if (p === null) return [];
-      const customers = new Set(named[v++].map((c) => c.customerId));
-      for (let k = 0; k < p.payers.length; k++) for (const c of payers[q++]) customers.add(c.id);
+    const namedByInput: MatchCandidate[][] = [];
+    const payersByKey = new Map<string, PayerCandidate[]>();
+    const touched = planned.map((p) => {
+      if (p === null) {
+        namedByInput.push([]);
+        return [];
+      }
+      const mine = named[v++];
+      namedByInput.push(mine);
+      const customers = new Set(mine.map((c) => c.customerId));
+      for (const k of p.payers) {
+        const found = payers[q++];
+        payersByKey.set(payerKey(k.kind, k.key, p.currency), found);
+        for (const c of found) customers.add(c.id);
+      }
       return [...customers];
     });
+    return { touched, reads: { named: namedByInput, payers: payersByKey } };
   }
 }

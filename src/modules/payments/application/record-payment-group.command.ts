@@ -18,7 +18,7 @@ import { MatchOutcomeRecorder } from '../domain/match-outcome.recorder';
 import { Payment } from '../domain/payment.aggregate';
 import { PaymentRepository } from '../domain/payment.repository';
 import { MatchStatus } from '../domain/payment.snapshot';
-import { CustomerMatchingLock, GroupMatchCandidates, NamedQuery } from './matching-ports';
+import { CustomerMatchingLock, GroupMatchCandidates, GroupReads, NamedQuery, payerKey } from './matching-ports';
 import { paymentLedgerEntry } from './payment-ledger';
 import { RecordPaymentCommand, RecordPaymentInput, recordedPayment } from './record-payment.command';
 
@@ -36,6 +36,8 @@ export class RecordPaymentGroupCommand {
   constructor(
     readonly tenantId: string,
     readonly inputs: readonly RecordPaymentInput[],
+    /** the group's named invoices and payer look-ups, read by the caller's plan (one per input) */
+    readonly reads?: GroupReads,
   ) {}
 }
 
@@ -83,7 +85,7 @@ export class RecordPaymentGroupHandler implements ICommandHandler<RecordPaymentG
     private readonly commands: CommandBus,
   ) {}
 
-  async execute({ tenantId, inputs }: RecordPaymentGroupCommand): Promise<GroupPaymentResult[]> {
+  async execute({ tenantId, inputs, reads }: RecordPaymentGroupCommand): Promise<GroupPaymentResult[]> {
     if (inputs.some((i) => (i.customer_id ?? null) !== null || (i.auto_match !== undefined && i.auto_match !== 'strict'))) {
       return this.oneByOne(tenantId, inputs);
     }
@@ -132,9 +134,9 @@ export class RecordPaymentGroupHandler implements ICommandHandler<RecordPaymentG
     });
     if (entries.length === 0) return results;
 
-    const named = await this.candidates.named(tenantId, entries.map((e) => e.named));
+    const named = reads ? entries.map((e) => [...(reads.named[e.index] ?? [])]) : await this.candidates.named(tenantId, entries.map((e) => e.named));
     if (named === null) return this.oneByOne(tenantId, inputs);
-    const payers = await this.payerAnswers(tenantId, entries);
+    const payers = reads ? new Map(reads.payers) : await this.payerAnswers(tenantId, entries);
     // Every customer a payer identifies on its own is serialised before any of its invoices is read (beforePool).
     const lockedCustomers = new Set<string>();
     for (const e of entries) {
@@ -364,9 +366,6 @@ export class RecordPaymentGroupHandler implements ICommandHandler<RecordPaymentG
   }
 }
 
-function payerKey(kind: string, key: string, currency: string): string {
-  return `${kind}\u0000${key}\u0000${currency}`;
-}
 
 function candidateOf(invoice: Invoice): MatchCandidate {
   return {
