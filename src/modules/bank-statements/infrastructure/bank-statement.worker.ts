@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
+import { holdLeanHeap } from '../../../shared/infrastructure/lean-heap';
 import { PaymentGroupPlanner } from '../../payments';
 import { GroupOutcome, partitionWindow, paymentInput, ProcessBankStatementGroupCommand } from '../application/process-bank-statement-group.command';
 import { BankStatementRepository } from '../domain/bank-statement.repository';
@@ -70,11 +71,13 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     if (!claimed) return false;
     const { tenantId, id } = claimed;
     let outcome: GroupOutcome = 'more';
+    const releaseHeap = holdLeanHeap();
     try {
       while (outcome === 'more' && !this.stopped) {
         outcome = this.config.bankImportSetWise && this.config.bankImportStreams > 1 ? await this.window(tenantId, id) : await this.group(tenantId, id);
       }
     } finally {
+      releaseHeap();
       // Stopping (or failing) halfway: hand the import back so another instance can resume it now.
       if (outcome === 'more') await this.uow.run(() => this.statements.release(tenantId, id, this.owner)).catch(() => undefined);
     }
