@@ -10,6 +10,7 @@ import { PAYMENT_CREATED } from '../domain/payment.events';
 import { MatchOutcomeRecorder } from '../domain/match-outcome.recorder';
 import { PaymentRepository } from '../domain/payment.repository';
 import { CustomerMatchingLock, MatchCandidates } from './matching-ports';
+import { paymentToMatch } from './payment-to-match';
 
 /** A decision read without locks may be overtaken by a manual match; it is re-made at most this often. */
 const MAX_DECISIONS = 3;
@@ -52,25 +53,14 @@ export class AutoMatchPaymentHandler implements OnModuleInit {
     if (payment.customerId) await this.lockCustomerMatching(payment.tenantId, payment.customerId);
     const source = this.candidates.forTenant(payment.tenantId);
     const settings = await this.settings.get(payment.tenantId);
-    const payerNameMatching = payment.payer?.name ? settings.payerNameMatching : false;
-    const shortPayTolerance = { of: (amountDue: number) => settings.shortPayTolerance(amountDue), max: settings.shortPayTolerance(Number.MAX_SAFE_INTEGER) };
+    const toMatch = paymentToMatch(payment, settings);
     // A customer identified by the payer is serialised like one given with the payment, before its invoices are read.
     const lockIdentified = (customerId: string) =>
       customerId === payment.customerId ? Promise.resolve() : this.lockCustomerMatching(payment.tenantId, customerId);
 
     for (let attempt = 1; attempt <= MAX_DECISIONS; attempt++) {
       const decision = await this.policy.decide(
-        {
-          amount: payment.amountUnapplied.amount,
-          currency: payment.currency,
-          customerId: payment.customerId,
-          autoMatch: payment.autoMatch,
-          remittance: payment.remittance,
-          reference: payment.reference,
-          payer: payment.payer,
-          payerNameMatching,
-          shortPayTolerance,
-        },
+        toMatch,
         source,
         lockIdentified,
       );

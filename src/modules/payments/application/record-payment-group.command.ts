@@ -20,6 +20,7 @@ import { PaymentRepository } from '../domain/payment.repository';
 import { MatchStatus } from '../domain/payment.snapshot';
 import { CustomerMatchingLock, GroupMatchCandidates, GroupReads, NamedQuery, payerKey } from './matching-ports';
 import { paymentLedgerEntry } from './payment-ledger';
+import { paymentToMatch } from './payment-to-match';
 import { RecordPaymentCommand, RecordPaymentInput, recordedPayment } from './record-payment.command';
 
 /** What became of one input: its payment and match status, or the payment rules' refusal (nothing written for it). */
@@ -91,27 +92,15 @@ export class RecordPaymentGroupHandler implements ICommandHandler<RecordPaymentG
     }
     const at = await this.calendar.now(tenantId);
     const settings = await this.settings.get(tenantId);
-    const shortPayTolerance = { of: (amountDue: number) => settings.shortPayTolerance(amountDue), max: settings.shortPayTolerance(Number.MAX_SAFE_INTEGER) };
     const results: GroupPaymentResult[] = new Array(inputs.length);
     const entries: Entry[] = [];
     inputs.forEach((input, index) => {
       try {
         const payment = recordedPayment(tenantId, input, null, undefined, at);
         payment.version = 1; // as insert() leaves it
-        const payerNameMatching = payment.payer?.name ? settings.payerNameMatching : false;
-        const toMatch: PaymentToMatch = {
-          amount: payment.amountUnapplied.amount,
-          currency: payment.currency,
-          customerId: null,
-          autoMatch: payment.autoMatch,
-          remittance: payment.remittance,
-          reference: payment.reference,
-          payer: payment.payer,
-          payerNameMatching,
-          shortPayTolerance,
-        };
+        const toMatch = paymentToMatch(payment, settings);
         const account = normalizePayerAccount(payment.payer?.account);
-        const name = payerNameMatching === false ? null : normalizePayerName(payment.payer?.name);
+        const name = toMatch.payerNameMatching === false ? null : normalizePayerName(payment.payer?.name);
         entries.push({
           index,
           payment,
