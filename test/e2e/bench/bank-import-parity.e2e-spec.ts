@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ensureBuilt } from '../../support/build';
-import { runNode } from '../../support/child-process';
-import { createTestDatabase } from '../../support/database';
+import { seededBench } from './seeded-bench';
 
 // Plain CommonJS of the bench (no types).
 const { compareImports } = require('../../../bench/lib/bank-import-compare') as {
@@ -28,31 +24,15 @@ const { writeCamt, openInvoicesForFile } = require('../../../bench/lib/bank-file
  * and through the baseline; the counts and a digest of every row each wrote must be equal.
  */
 describe('bench: the bank-import baseline writes what the service writes', () => {
-  let db: { url: string; drop(): Promise<void> };
-  let workDir: string;
-  let tenant: { tenant_id: string };
-
-  beforeAll(async () => {
-    await ensureBuilt('main.js');
-    const seed = await ensureBuilt('cli/seed.js');
-    db = await createTestDatabase();
-    workDir = mkdtempSync(join(tmpdir(), 'bank-import-parity-'));
-    const seeded = await runNode(seed, ['--invoices', '2000', '--customers', '20', '--json'], { DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
-    if (seeded.code !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
-    tenant = JSON.parse(seeded.stdout).tenants[0];
-  }, 120_000);
-  afterAll(async () => {
-    await db?.drop();
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
-  });
+  const bench = seededBench('bank-import-parity-');
 
   it('same counts and rows for a 300-entry camt.053', async () => {
-    const pg = new Client({ connectionString: db.url });
+    const pg = new Client({ connectionString: bench.url });
     await pg.connect();
-    const invoices = await openInvoicesForFile(pg, tenant.tenant_id, 300).finally(() => pg.end());
-    const file = join(workDir, 'bench.camt053.xml');
+    const invoices = await openInvoicesForFile(pg, bench.tenant.tenant_id, 300).finally(() => pg.end());
+    const file = join(bench.workDir, 'bench.camt053.xml');
     await writeCamt(file, invoices, 300);
-    const result = await compareImports({ url: db.url, tenant, file, workDir });
+    const result = await compareImports({ url: bench.url, tenant: bench.tenant, file, workDir: bench.workDir });
     expect(result.differing).toEqual([]);
     expect(result.baselineRows).toEqual(result.serviceRows);
     expect(result.equal).toBe(true);

@@ -1,9 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ensureBuilt } from '../../support/build';
-import { runNode } from '../../support/child-process';
-import { createTestDatabase } from '../../support/database';
+import { seededBench } from './seeded-bench';
 
 // Plain CommonJS of the bench (no types): the same check `npm run bench` runs before loading POST /payments.
 const { comparePaymentWrites } = require('../../../bench/lib/payment-parity') as {
@@ -18,26 +13,10 @@ const { comparePaymentWrites } = require('../../../bench/lib/payment-parity') as
  * the answers and every row written must be equal apart from generated ids and times.
  */
 describe('bench: the payments baseline writes what the service writes', () => {
-  let db: { url: string; drop(): Promise<void> };
-  let workDir: string;
-  let tenant: unknown;
-
-  beforeAll(async () => {
-    await ensureBuilt('main.js');
-    const seed = await ensureBuilt('cli/seed.js');
-    db = await createTestDatabase();
-    workDir = mkdtempSync(join(tmpdir(), 'payment-parity-'));
-    const seeded = await runNode(seed, ['--invoices', '2000', '--customers', '20', '--json'], { DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
-    if (seeded.code !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
-    tenant = JSON.parse(seeded.stdout).tenants[0];
-  }, 120_000);
-  afterAll(async () => {
-    await db?.drop();
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
-  });
+  const bench = seededBench('payment-parity-');
 
   it('same answers and rows for the six payments', async () => {
-    const { problems, outcomes } = await comparePaymentWrites({ url: db.url, tenant, workDir });
+    const { problems, outcomes } = await comparePaymentWrites({ url: bench.url, tenant: bench.tenant, workDir: bench.workDir });
     expect(problems).toEqual([]);
     expect(outcomes).toHaveLength(6);
     // The bench's own scenario really is matched by reference on both.
