@@ -1,7 +1,7 @@
 import { FixedClock } from '../../../src/shared/domain/clock';
-import { BANK_FORMATS, BankFormat, generateGroundTruth, GROUND_TRUTH_TOLERANCE, GroundTruthCase, GtEntry } from '../../support/bank-ground-truth';
+import { BANK_FORMATS, BankFormat, generateGroundTruth, GtEntry } from '../../support/bank-ground-truth';
 import { TestApp, TestTenant } from '../../support/test-app';
-import { completed, expectCountsAddUp, postFile } from './support';
+import { completed, createWorld, expectCountsAddUp, postFile } from './support';
 
 /**
  * Matching quality on bank files with ground truth (issue #15): for each format a generated
@@ -25,39 +25,6 @@ describe('matching quality on bank files with ground truth', () => {
     console.log(`matching quality by format (ground truth):\n${JSON.stringify(rates, null, 1)}`);
     await app.close();
   });
-
-  /** Runs `work` over `items` with a few requests in flight at once. */
-  async function inParallel<T>(items: T[], work: (item: T) => Promise<void>, width = 6): Promise<void> {
-    let next = 0;
-    await Promise.all(Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++]);
-    }));
-  }
-
-  async function createWorld(tenant: TestTenant, c: GroundTruthCase): Promise<void> {
-    const settings = await app.patch('/api/v1/settings', { cash_application: { short_pay_tolerance: GROUND_TRUTH_TOLERANCE, payer_name_matching: true } }, tenant.token);
-    expect(settings.status).toBe(200);
-    const ids = new Map<string, string>();
-    await inParallel(c.customers, async (customer) => {
-      const res = await app.post('/api/v1/customers', { name: customer.name, currency: c.currency, payer_accounts: customer.payer_accounts }, tenant.token);
-      if (res.status !== 201) throw new Error(`customer ${customer.name}: ${res.status} ${res.text}`);
-      ids.set(customer.key, res.body.id);
-    });
-    await inParallel(c.invoices, async (invoice) => {
-      const res = await app.post(
-        '/api/v1/invoices',
-        {
-          customer_id: ids.get(invoice.customer),
-          number: invoice.number,
-          issue_date: '2026-08-15',
-          due_date: invoice.due_date,
-          line_items: [{ description: 'Goods and services', quantity: 1, unit_amount: invoice.amount }],
-        },
-        tenant.token,
-      );
-      if (res.status !== 201) throw new Error(`invoice ${invoice.number}: ${res.status} ${res.text}`);
-    });
-  }
 
   async function allPayments(tenant: TestTenant): Promise<any[]> {
     const out: any[] = [];
@@ -94,7 +61,7 @@ describe('matching quality on bank files with ground truth', () => {
   it.each(BANK_FORMATS)('%s: 0 wrong applications, ≥ 95 %% straight-through of the matchable, the rest flagged as the truth says', async (format: BankFormat) => {
     const c = generateGroundTruth(format);
     const tenant = await app.createTenant(`Ground truth ${format}`);
-    await createWorld(tenant, c);
+    await createWorld(app, tenant, c.currency, c, 6);
 
     const posted = await postFile(app, tenant, format, c.file);
     expect(posted.status).toBe(202);

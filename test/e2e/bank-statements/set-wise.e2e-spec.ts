@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '../../../src/config/config';
 import { FixedClock } from '../../../src/shared/domain/clock';
-import { BankFormat, generateGroundTruth, GROUND_TRUTH_TOLERANCE } from '../../support/bank-ground-truth';
-import { TestApp, TestTenant } from '../../support/test-app';
-import { completed, expectCountsAddUp, postFile } from './support';
+import { BankFormat, generateGroundTruth } from '../../support/bank-ground-truth';
+import { TestApp } from '../../support/test-app';
+import { BankWorld, completed, createWorld, expectCountsAddUp, postFile } from './support';
 
 /**
  * ADR 0037: a bank import group recorded set-wise (RecordPaymentGroupCommand) ends exactly as
@@ -30,42 +30,11 @@ describe('bank import: set-wise groups equal the per-entry path', () => {
     await app?.close();
   });
 
-  interface World {
-    customers: { key: string; name: string; payer_accounts: string[] }[];
-    invoices: { number: string; customer: string; amount: number; due_date: string }[];
-  }
-
-  /** The world, one request at a time (ids are time-ordered: both databases get them in the same order). */
-  async function createWorld(tenant: TestTenant, currency: string, world: World): Promise<void> {
-    const settings = await app.patch('/api/v1/settings', { cash_application: { short_pay_tolerance: GROUND_TRUTH_TOLERANCE, payer_name_matching: true } }, tenant.token);
-    expect(settings.status).toBe(200);
-    const ids = new Map<string, string>();
-    for (const customer of world.customers) {
-      const res = await app.post('/api/v1/customers', { name: customer.name, currency, payer_accounts: customer.payer_accounts }, tenant.token);
-      if (res.status !== 201) throw new Error(`customer ${customer.name}: ${res.status} ${res.text}`);
-      ids.set(customer.key, res.body.id);
-    }
-    for (const invoice of world.invoices) {
-      const res = await app.post(
-        '/api/v1/invoices',
-        {
-          customer_id: ids.get(invoice.customer),
-          number: invoice.number,
-          issue_date: '2026-08-15',
-          due_date: invoice.due_date,
-          line_items: [{ description: 'Goods and services', quantity: 1, unit_amount: invoice.amount }],
-        },
-        tenant.token,
-      );
-      if (res.status !== 201) throw new Error(`invoice ${invoice.number}: ${res.status} ${res.text}`);
-    }
-  }
-
   /** Imports `file` into a new tenant with `world` on `app`; returns what it wrote, ids replaced by names. */
-  async function importOn(setWise: boolean, currency: string, world: World, format: BankFormat, file: Buffer | string): Promise<unknown> {
+  async function importOn(setWise: boolean, currency: string, world: BankWorld, format: BankFormat, file: Buffer | string): Promise<unknown> {
     config.bankImportSetWise = setWise;
     const tenant = await app.createTenant('Set-wise equivalence');
-    await createWorld(tenant, currency, world);
+    await createWorld(app, tenant, currency, world, 1); // in order: both databases get time-ordered ids alike
     const db = new Client({ connectionString: app.databaseUrl });
     await db.connect();
     try {
@@ -152,7 +121,7 @@ describe('bank import: set-wise groups equal the per-entry path', () => {
     return [...streams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, rows]) => ({ key, rows }));
   }
 
-  async function expectSame(currency: string, world: World, format: BankFormat, file: Buffer | string): Promise<any> {
+  async function expectSame(currency: string, world: BankWorld, format: BankFormat, file: Buffer | string): Promise<any> {
     const perEntry = await importOn(false, currency, world, format, file);
     const setWise = await importOn(true, currency, world, format, file);
     expect(setWise).toEqual(perEntry);
@@ -171,7 +140,7 @@ describe('bank import: set-wise groups equal the per-entry path', () => {
   }, 300_000);
 
   it('entries paying one invoice in shares, one customer identified by its account again and again, a short pay, a review', async () => {
-    const world: World = {
+    const world: BankWorld = {
       customers: [
         { key: 'shares', name: 'Shares Corp', payer_accounts: [] },
         { key: 'pool', name: 'Pool Corp', payer_accounts: ['NL02POOL0000000001'] },
@@ -224,14 +193,14 @@ describe('bank import: set-wise groups equal the per-entry path', () => {
   it('a manual match made while a group waits for its locks: the entry ends as POST /payments would end it then, nothing paid twice', async () => {
     config.bankImportSetWise = true;
     const tenant = await app.createTenant('Set-wise race');
-    const world: World = {
+    const world: BankWorld = {
       customers: [{ key: 'race', name: 'Race Corp', payer_accounts: ['NL03RACE0000000001'] }],
       invoices: [
         { number: 'R-1', customer: 'race', amount: 10_000, due_date: '2026-09-01' },
         { number: 'R-2', customer: 'race', amount: 10_000, due_date: '2026-09-15' },
       ],
     };
-    await createWorld(tenant, 'usd', world);
+    await createWorld(app, tenant, 'usd', world, 1);
     const invoices = (await app.get('/api/v1/invoices?limit=10', tenant.token)).body.data as any[];
     const r1 = invoices.find((i) => i.number === 'R-1');
     const customerId = r1.customer_id;
