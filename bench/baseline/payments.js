@@ -2,7 +2,7 @@
 /**
  * POST /api/v1/payments in the baseline: the work the service does for a payment — record it,
  * match it automatically (contract §8, §14), apply it, post the ledger credit, write the outbox
- * events — as plain pg statements in one transaction, then the payment read back for the 201.
+ * events — as plain pg statements in one transaction; the 201 is the payment as written.
  *
  * The statements are the service's, in its order (sql.js says where each comes from):
  *   START TRANSACTION · customer (when given) · tenant settings (first request per tenant only;
@@ -10,7 +10,7 @@
  *   is known before matching) · candidate queries (named invoices; the customer's pool for
  *   rules 3–5; payer keys) · invoices FOR UPDATE · UPDATE each invoice (+ write-offs, its ledger
  *   lines) · UPDATE payment with its new applications · ledger credit · outbox rows in one
- *   statement · COMMIT · the payment's read.
+ *   statement · COMMIT.
  *
  * What is decided and what the rows hold is the service's own pure domain code, compiled in
  * dist/ (no framework in it): the matching policy and reference parser, the Payment and Invoice
@@ -22,6 +22,7 @@
 const DIST = '../../dist';
 const { Payment } = require(`${DIST}/modules/payments/domain/payment.aggregate`);
 const { presentPayment } = require(`${DIST}/modules/payments/domain/payment.snapshot`);
+const { presentWrittenPayment } = require(`${DIST}/modules/payments/infrastructure/written-payment`);
 const { Invoice } = require(`${DIST}/modules/invoicing/domain/invoice.aggregate`);
 const { CashApplication } = require(`${DIST}/modules/payments/domain/cash-application.service`);
 const { CashMatchingPolicy } = require(`${DIST}/modules/payments/domain/matching/cash-matching.policy`);
@@ -337,7 +338,7 @@ class HttpError extends Error {
   }
 }
 
-/** RecordPaymentHandler + the auto-match handler + the repositories' writes, in one transaction; the payment's id. */
+/** RecordPaymentHandler + the auto-match handler + the repositories' writes, in one transaction; the payment as written. */
 async function recordPayment(pool, tenantId, input) {
   const client = await pool.connect();
   const tq = (name, text, values) => client.query({ name, text, values });
@@ -378,7 +379,7 @@ async function recordPayment(pool, tenantId, input) {
     await w.paymentMovements(payment);
     await w.writeOutbox();
     await client.query('COMMIT');
-    return payment.id;
+    return payment.toSnapshot();
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
@@ -428,9 +429,10 @@ function registerPayments(app, q, pool) {
   app.post('/api/v1/payments', async (req, reply) => {
     const tenantId = req.headers['x-tenant-id'];
     try {
-      const id = await recordPayment(pool, tenantId, req.body ?? {});
+      const payment = await recordPayment(pool, tenantId, req.body ?? {});
       reply.code(201);
-      return await readPayment(q, tenantId, id);
+      // As the service: the 201 is the payment as written, not a read of it after commit.
+      return presentWrittenPayment(payment);
     } catch (e) {
       if (e instanceof HttpError || e.status) return reply.code(e.status).send({ code: e.code ?? 'conflict', message: e.message });
       if (e instanceof DomainError) return reply.code(e.code === 'not_found' ? 404 : e.code === 'conflict' ? 409 : 422).send({ code: e.code, message: e.message });

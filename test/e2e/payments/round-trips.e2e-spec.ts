@@ -54,7 +54,7 @@ describe('POST /payments: database round trips', () => {
     return cache.listener?.connected === true;
   };
 
-  it('an exact-amount match: the statements of its transaction and the reads for its answer', async () => {
+  it('an exact-amount match: the statements of its transaction, and no read for its answer', async () => {
     const c = await r.customer();
     const inv = await r.invoice(c.id, 10_000);
     const deadline = Date.now() + 30_000;
@@ -80,8 +80,7 @@ describe('POST /payments: database round trips', () => {
       'WITH INSERT INTO payments', // and its new applications
       'INSERT INTO ledger_entries', // the customer's balance follows in its trigger
       'WITH INSERT INTO outbox',
-      'COMMIT',
-      expect.stringMatching(/^SELECT p\.tenant_id, .* FROM (payments|refunds)$/), // the 201: the payment with its applications and refunds
+      'COMMIT', // the 201 is the payment as written: no read of it after commit
     ]);
     // Parsed and planned once per connection: every statement but the transaction's own is a named
     // prepared statement (the outbox insert too: one text whatever the number of events).

@@ -1,6 +1,7 @@
 import { LedgerEntryInput, LedgerWriter } from '../../../src/modules/customers';
 import { MatchPaymentCommand } from '../../../src/modules/payments/application/match-payment.command';
 import { RecordPaymentCommand } from '../../../src/modules/payments/application/record-payment.command';
+import { PaymentSnapshot } from '../../../src/modules/payments/domain/payment.snapshot';
 import { UnitOfWork } from '../../../src/shared/infrastructure/database/unit-of-work';
 import { TransactionalCommandBus } from '../../../src/shared/infrastructure/database/transactional-command-bus';
 import { TestApp } from '../test-app';
@@ -21,7 +22,7 @@ export const InvoiceStateMother = {
     const [invoice] = await app.query<{ customer_id: string }>(`SELECT customer_id FROM invoices WHERE tenant_id = $1 AND id = $2`, [tenantId, invoiceId]);
     if (!invoice) throw new Error(`no invoice ${invoiceId}`);
     await uow.run(async () => {
-      const paymentId = await commands.execute<string>(
+      const { id: paymentId } = await commands.execute<PaymentSnapshot>(
         new RecordPaymentCommand(tenantId, { customer_id: invoice.customer_id, amount, method: 'wire', auto_match: 'none' }),
       );
       await commands.execute(new MatchPaymentCommand(tenantId, paymentId, [{ invoice_id: invoiceId, amount }]));

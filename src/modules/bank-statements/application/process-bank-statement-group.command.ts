@@ -2,7 +2,7 @@ import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Clock } from '../../../shared/domain/clock';
 import { ValidationError } from '../../../shared/domain/domain-error';
 import { MAX_PAYER_TEXT } from '../../../shared/domain/payer';
-import { GroupPaymentResult, GroupReads, RecordPaymentCommand, RecordPaymentGroupCommand, RecordPaymentInput } from '../../payments';
+import { GroupPaymentResult, GroupReads, RecordPaymentCommand, RecordPaymentGroupCommand, RecordPaymentInput, type PaymentSnapshot } from '../../payments';
 import { BankStatementRepository, ProcessedCredit, StagedCredit } from '../domain/bank-statement.repository';
 
 export type GroupOutcome = 'more' | 'completed' | 'lease_lost';
@@ -85,7 +85,9 @@ export class ProcessBankStatementGroupHandler implements ICommandHandler<Process
     const results: GroupPaymentResult[] = [];
     for (const credit of credits) {
       try {
-        const paymentId = await this.commands.execute<RecordPaymentCommand, string>(new RecordPaymentCommand(tenantId, paymentInput(statementId, credit)));
+        const { id: paymentId } = await this.commands.execute<RecordPaymentCommand, PaymentSnapshot>(
+          new RecordPaymentCommand(tenantId, paymentInput(statementId, credit)),
+        );
         const statuses = await this.statements.matchStatuses(tenantId, [paymentId]);
         results.push({ paymentId, matchStatus: statuses.get(paymentId)! });
       } catch (error) {

@@ -16,7 +16,8 @@ import { RefundPaymentCommand } from '../application/refund-payment.command';
 import { ReverseApplicationCommand } from '../application/reverse-application.command';
 import { RefundRequest, RefundResponse } from '../../../shared/http/refund.dto';
 import { RefundJson } from '../../../shared/domain/refund';
-import { PaymentJson } from '../domain/payment.snapshot';
+import { PaymentJson, PaymentSnapshot } from '../domain/payment.snapshot';
+import { PaymentReadModel } from '../application/payment-read-model';
 import { ListPaymentsRequest, MatchPaymentRequest, RecordPaymentRequest } from './payment.request';
 import { MatchPaymentResponse, PaymentPageResponse, PaymentResponse } from './payment.response';
 
@@ -33,6 +34,7 @@ export class PaymentsController {
   constructor(
     private readonly commands: TransactionalCommandBus,
     private readonly queries: QueryBus,
+    private readonly payments: PaymentReadModel,
   ) {}
 
   @Post()
@@ -52,8 +54,9 @@ export class PaymentsController {
   @ApiResponse({ status: 409, type: ProblemResponse, description: 'idempotency_key_in_use' })
   @ApiResponse({ status: 422, type: ProblemResponse, description: 'idempotency_key_reused' })
   async record(@CurrentClient() client: AuthenticatedClient, @Body() body: RecordPaymentRequest): Promise<PaymentJson> {
-    const id = await this.commands.execute<string>(new RecordPaymentCommand(client.tenantId, body));
-    return this.queries.execute(new GetPaymentQuery(client.tenantId, id));
+    // The 201 is the payment as this transaction wrote it (matched), not a read of it after commit.
+    const payment = await this.commands.execute<PaymentSnapshot>(new RecordPaymentCommand(client.tenantId, body));
+    return this.payments.present(payment);
   }
 
   @Get()

@@ -1,5 +1,5 @@
 import { Page } from '../../../shared/domain/pagination';
-import { PaymentJson } from '../domain/payment.snapshot';
+import { PaymentJson, PaymentSnapshot } from '../domain/payment.snapshot';
 
 export interface ListPaymentsFilters {
   status?: string;
@@ -16,4 +16,9 @@ export interface ListPaymentsFilters {
 export abstract class PaymentReadModel {
   abstract get(tenantId: string, id: string): Promise<PaymentJson>;
   abstract list(tenantId: string, filters: ListPaymentsFilters): Promise<Page<PaymentJson>>;
+  /**
+   * A payment this transaction has just written, presented as get() would read it back (the 201 of
+   * POST /payments, built from the rows written instead of a read after commit).
+   */
+  abstract present(snapshot: PaymentSnapshot): PaymentJson;
 }

@@ -17,7 +17,7 @@ import { byDueDate, isOpen, MatchCandidate, MatchCandidateSource, PayerCandidate
 import { MatchOutcomeRecorder } from '../domain/match-outcome.recorder';
 import { Payment } from '../domain/payment.aggregate';
 import { PaymentRepository } from '../domain/payment.repository';
-import { MatchStatus } from '../domain/payment.snapshot';
+import { MatchStatus, PaymentSnapshot } from '../domain/payment.snapshot';
 import { CustomerMatchingLock, GroupMatchCandidates, GroupReads, NamedQuery, payerKey } from './matching-ports';
 import { paymentLedgerEntry } from './payment-ledger';
 import { paymentToMatch } from './payment-to-match';
@@ -343,7 +343,7 @@ export class RecordPaymentGroupHandler implements ICommandHandler<RecordPaymentG
     const results: GroupPaymentResult[] = [];
     for (const input of inputs) {
       try {
-        const paymentId = await this.commands.execute<RecordPaymentCommand, string>(new RecordPaymentCommand(tenantId, input));
+        const { id: paymentId } = await this.commands.execute<RecordPaymentCommand, PaymentSnapshot>(new RecordPaymentCommand(tenantId, input));
         const payment = await this.payments.findByIdForUpdate(tenantId, paymentId);
         results.push({ paymentId, matchStatus: payment!.match.status });
       } catch (error) {

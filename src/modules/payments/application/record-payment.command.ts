@@ -8,7 +8,7 @@ import { TenantCalendar } from '../../settings';
 import { AutoMatchMode, RemittanceLine } from '../domain/matching/cash-matching.policy';
 import { Payment } from '../domain/payment.aggregate';
 import { PaymentRepository } from '../domain/payment.repository';
-import { PaymentMethod } from '../domain/payment.snapshot';
+import { PaymentMethod, PaymentSnapshot } from '../domain/payment.snapshot';
 
 export interface RecordPaymentInput {
   customer_id?: string | null;
@@ -34,16 +34,18 @@ export class RecordPaymentCommand {
 /**
  * Records a payment. Saving it publishes payment.created, on which automatic matching runs in
  * this same transaction (AutoMatchPaymentHandler); the ledger credit is posted after matching.
+ * Answers the payment as written, matched (the same aggregate: matching recalls it from the unit
+ * of work's identity map), so the caller's answer needs no read of it.
  */
 @CommandHandler(RecordPaymentCommand)
-export class RecordPaymentHandler implements ICommandHandler<RecordPaymentCommand, string> {
+export class RecordPaymentHandler implements ICommandHandler<RecordPaymentCommand, PaymentSnapshot> {
   constructor(
     private readonly payments: PaymentRepository,
     private readonly customers: CustomerRepository,
     private readonly calendar: TenantCalendar,
   ) {}
 
-  async execute({ tenantId, input }: RecordPaymentCommand): Promise<string> {
+  async execute({ tenantId, input }: RecordPaymentCommand): Promise<PaymentSnapshot> {
     const customerId = input.customer_id ?? null;
     let currency = input.currency === undefined ? undefined : normalizeCurrency(input.currency);
     if (customerId !== null) {
@@ -58,7 +60,7 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
     const at = await this.calendar.now(tenantId);
     const payment = recordedPayment(tenantId, input, customerId, currency, at);
     await this.payments.insert(payment);
-    return payment.id;
+    return payment.toSnapshot();
   }
 }
 

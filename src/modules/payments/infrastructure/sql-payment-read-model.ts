@@ -6,7 +6,8 @@ import { Page, parseSort } from '../../../shared/domain/pagination';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { PaymentNotFoundError } from '../domain/payment.errors';
-import { PAYMENT_METHODS, PAYMENT_STATUSES, PaymentJson, presentPayment } from '../domain/payment.snapshot';
+import { PAYMENT_METHODS, PAYMENT_STATUSES, PaymentJson, PaymentSnapshot, presentPayment } from '../domain/payment.snapshot';
+import { presentWrittenPayment } from './written-payment';
 import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PAYMENT_REFUNDS_COLUMN, PaymentMapper, PaymentRow } from './payment.mapper';
 import { ListPaymentsFilters, PaymentReadModel } from '../application/payment-read-model';
 
@@ -80,6 +81,10 @@ export class SqlPaymentReadModel extends PaymentReadModel {
     return presentPayment(PaymentMapper.toSnapshot(rows[0], applications));
   }
 
+  present(snapshot: PaymentSnapshot): PaymentJson {
+    return presentWrittenPayment(snapshot);
+  }
+
   async list(tenantId: string, q: ListPaymentsFilters): Promise<Page<PaymentJson>> {
     const statuses = commaList('status', q.status, PAYMENT_STATUSES);
     const methods = commaList('method', q.method, PAYMENT_METHODS);
@@ -111,10 +116,10 @@ export class SqlPaymentReadModel extends PaymentReadModel {
       params,
     );
     const page = toPage(rows, list, (row) => row);
-    return { ...page, data: await this.present(tenantId, page.data) };
+    return { ...page, data: await this.presentRows(tenantId, page.data) };
   }
 
-  private async present(tenantId: string, rows: PaymentRow[]): Promise<PaymentJson[]> {
+  private async presentRows(tenantId: string, rows: PaymentRow[]): Promise<PaymentJson[]> {
     if (rows.length === 0) return [];
     const applications = await this.uow.query<ApplicationRow>(APPLICATIONS_SQL, [tenantId, rows.map((r) => r.id)]);
     const byPayment = new Map<string, ApplicationRow[]>();
