@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { DomainEvent } from '../../domain/aggregate-root';
 import { newId } from '../../domain/ids';
+import { jsonArrayLiteral } from '../database/pg-array';
 
 export const OUTBOX_CHANNEL = 'outbox';
 
@@ -25,7 +26,7 @@ function outboxInsertParams(events: readonly DomainEvent[]): unknown[] {
     events.map((e) => e.type),
     events.map((e) => e.aggregateType),
     events.map((e) => e.aggregateId),
-    events.map((e) => JSON.stringify(e.data)),
+    jsonArrayLiteral(events.map((e) => e.data)),
     events.map((e) => e.occurredAt),
   ];
 }
