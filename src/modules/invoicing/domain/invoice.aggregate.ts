@@ -136,7 +136,9 @@ function changedAttributes(before: InvoiceJson, after: InvoiceJson): Record<stri
   const previous: Record<string, unknown> = {};
   for (const key of Object.keys(after) as (keyof InvoiceJson)[]) {
     if (key === 'version' || key === 'updated_at') continue;
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key];
+    const [a, b] = [before[key], after[key]];
+    // The same value is the same JSON; only values that differ are compared as JSON (objects, lists).
+    if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) previous[key] = a;
   }
   return previous;
 }
