@@ -36,6 +36,19 @@ const SUFFIXES = new Set(LEGAL_SUFFIXES);
  */
 export function normalizePayerName(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
+  const known = normalizedNames.get(value);
+  if (known !== undefined) return known;
+  const normalized = normalizeName(value);
+  // A bank file names the same payers again and again; the Unicode passes are the cost (bounded memo).
+  if (normalizedNames.size >= NAMES_REMEMBERED) normalizedNames.clear();
+  if (value.length <= MAX_PAYER_TEXT) normalizedNames.set(value, normalized);
+  return normalized;
+}
+
+const NAMES_REMEMBERED = 10_000;
+const normalizedNames = new Map<string, string | null>();
+
+function normalizeName(value: string): string | null {
   const words = value
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
