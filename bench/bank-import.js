@@ -23,43 +23,35 @@
  * triggers too) and prints the N statements with the most execution time during the import;
  * `--profile 1` runs the service under `node --cpu-prof` (the profile's path is printed);
  * `--heap-growing-percent N` starts it with V8's `--heap-growing-percent=N` (0: V8's own growth).
+ * `--dist a,b` imports the same file with each of these builds (compiled dist directories; default
+ * this checkout's dist/), `--rounds N` times each, alternating (a b a b …), each on its own copy of the
+ * seeded database (CREATE DATABASE … TEMPLATE): builds compared on one seed and one file, back to back.
+ * With one build and one round the import runs on the seeded database itself.
  * A measurement, not a test.
  */
 const { execFileSync } = require('node:child_process');
-const { createReadStream, statSync } = require('node:fs');
-const { join } = require('node:path');
+const { statSync } = require('node:fs');
+const { join, resolve } = require('node:path');
 const { Client } = require('pg');
 const { numberOptions } = require('./lib/args');
-const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds } = require('./lib/processes');
+const { postmasterOf } = require('./lib/processes');
 const { DIST, scratchDatabase } = require('./lib/scratch');
-const { writeCamt } = require('./lib/bank-file');
-
-/** Fields of /proc/<pid>/stat after the command name (state is [0], ppid [1], utime [11] …). */
-function procStat(pid) {
-  try {
-    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds of one PostgreSQL cluster: its postmaster (with the children it reaped) and its live children. */
-function clusterCpuSeconds(postmaster) {
-  let ticks = 0;
-  const own = procStat(postmaster);
-  if (own === null) return null;
-  ticks += own[11] + own[12] + own[13] + own[14];
-  for (const pid of require('node:fs').readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    const f = procStat(pid);
-    if (f !== null && f[1] === postmaster) ticks += f[11] + f[12] + f[13] + f[14];
-  }
-  return ticks / 100;
-}
+const { writeCamt, openInvoicesForFile } = require('./lib/bank-file');
+const { serviceImport } = require('./lib/service-import');
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
+const mb = (b) => (b === null || b === undefined ? null : Math.round((b / 1048576) * 10) / 10);
+
+/** `--dist a,b` (paths) apart from the numeric options. */
+function options(argv = process.argv.slice(2)) {
+  const i = argv.indexOf('--dist');
+  const dists = i < 0 ? [DIST] : argv[i + 1].split(',').map((d) => resolve(d));
+  const rest = i < 0 ? argv : [...argv.slice(0, i), ...argv.slice(i + 2)];
+  return { dists, ...numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0, 'heap-growing-percent': 0, rounds: 1 }, rest) };
+}
+
 async function main() {
-  const opts = numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0, 'heap-growing-percent': 0 });
+  const opts = options();
   const cleanups = [];
   try {
     let { db, dataDir } = await scratchDatabase('bank-import-bench-', cleanups);
@@ -85,22 +77,14 @@ async function main() {
       });
       cleanups.push(() => db.stop());
     }
-    const { openInvoiceSql } = require(join(DIST, 'shared/infrastructure/query/receivable.sql.js'));
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
     cleanups.push(() => pg.end());
     await pg.query('ANALYZE');
-    const [{ postmaster }] = (await pg.query(`SELECT pg_backend_pid() AS pid`)).rows.map((r) => ({ postmaster: procStat(r.pid)[1] }));
+    const postmaster = await postmasterOf(pg);
     if (opts['pg-stats'] > 0) await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     // Distinct open invoices (not disputed), spread over the customers: each entry pays a different one.
-    const { rows: invoices } = await pg.query(
-      `SELECT i.number, i.amount_due::int AS amount_due, i.currency, c.name AS customer_name
-         FROM invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id
-        WHERE i.tenant_id = $1 AND ${openInvoiceSql('i.')} AND i.dispute_status IS DISTINCT FROM 'open'
-          AND i.amount_due >= 100
-        ORDER BY md5(i.id) LIMIT $2`,
-      [tenant.tenant_id, opts.entries],
-    );
+    const invoices = await openInvoicesForFile(pg, tenant.tenant_id, opts.entries);
     if (invoices.length === 0) throw new Error('no open invoices: seed more (--invoices)');
     const file = join(dataDir, 'bench.camt053.xml');
     const mix = await writeCamt(file, invoices, opts.entries);
@@ -108,82 +92,95 @@ async function main() {
     const fileBytes = statSync(file).size;
     log(`wrote ${opts.entries} entries, ${(fileBytes / 1e6).toFixed(1)} MB`);
 
-    const port = await freePort();
-    const logFile = join(dataDir, 'service.log');
     const env = {
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production',
-      JWT_SECRET: 'bank-import-bench-secret-0123456789abcdef',
-      MALLOC_ARENA_MAX: '2',
-      BANK_IMPORT_POLL_MS: '100',
       ...(opts.group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(opts.group) } : {}),
       BANK_IMPORT_SET_WISE: opts['set-wise'] ? 'true' : 'false',
       ...(opts.streams > 0 ? { BANK_IMPORT_STREAMS: String(opts.streams) } : {}),
     };
     const profileDir = join(require('node:os').tmpdir(), `bank-import-profile-${process.pid}`);
-    const v8 = opts['heap-growing-percent'] > 0 ? [`--heap-growing-percent=${opts['heap-growing-percent']}`] : [];
-    const child = spawnNode([...v8, ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(DIST, 'main.js')], env, logFile);
-    cleanups.push(() => stopChild(child));
-    const base = `http://127.0.0.1:${port}/api/v1`;
-    await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, logFile);
-    const tokenRes = await fetch(`${base}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.client_id, client_secret: tenant.client_secret }),
-    });
-    const token = (await tokenRes.json()).access_token;
-
-    let peakRss = readProcStatus(child.pid).rss;
-    const idleRss = peakRss;
-    // The peak while the file is read and staged (until the 202), and while the credits are recorded.
-    let phase = 'staging';
-    const phasePeak = { staging: peakRss, processing: 0 };
-    const sampler = setInterval(() => {
-      const { rss } = readProcStatus(child.pid);
-      if (rss > peakRss) peakRss = rss;
-      if (rss > phasePeak[phase]) phasePeak[phase] = rss;
-    }, 50);
-    if (opts['pg-stats'] > 0) await pg.query('SELECT pg_stat_statements_reset()');
-    const cpu0 = { service: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
-    const t0 = Date.now();
-    const posted = await fetch(`${base}/bank-statements?format=camt.053`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/xml' },
-      body: createReadStream(file),
-      duplex: 'half',
-    });
-    const accepted = await posted.json();
-    if (posted.status !== 202) throw new Error(`POST: ${posted.status} ${JSON.stringify(accepted)}`);
-    const stagedMs = Date.now() - t0;
-    phase = 'processing';
-    log(`202 after ${stagedMs} ms: ${accepted.entries_total} entries staged`);
-    let done;
-    for (;;) {
-      const res = await fetch(`${base}/bank-statements/${accepted.id}`, { headers: { authorization: `Bearer ${token}` } });
-      done = await res.json();
-      if (done.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 500));
+    const nodeArgs = [
+      ...(opts['heap-growing-percent'] > 0 ? [`--heap-growing-percent=${opts['heap-growing-percent']}`] : []),
+      ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ];
+    // One import on the seeded database, or each build's imports on copies of it, alternating
+    // (a template must have no connection: the copies are made from the maintenance database).
+    const copies = opts.dists.length > 1 || opts.rounds > 1;
+    const seeded = new URL(db.url).pathname.slice(1);
+    const urlOf = (name) => Object.assign(new URL(db.url), { pathname: `/${name}` }).toString();
+    await pg.end();
+    cleanups.pop();
+    const withClient = async (url, work) => {
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        return await work(client);
+      } finally {
+        await client.end();
+      }
+    };
+    const runs = [];
+    for (let round = 1; round <= opts.rounds; round++) {
+      for (const dist of opts.dists) {
+        const name = copies ? `bank_import_${runs.length + 1}` : seeded;
+        const url = urlOf(name);
+        if (copies) {
+          log(`round ${round}, ${dist}: copying the seeded database…`);
+          await withClient(urlOf('postgres'), (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE "${seeded}"`));
+        }
+        try {
+          const run = await serviceImport({
+            url, tenant, file, postmaster, dist, env, nodeArgs, pollMs: 500, log,
+            logFile: join(dataDir, `service-${runs.length + 1}.log`),
+            beforePost: async () => {
+              if (opts['pg-stats'] > 0) await withClient(url, (c) => c.query('SELECT pg_stat_statements_reset()'));
+            },
+          });
+          const statements =
+            opts['pg-stats'] > 0
+              ? await withClient(url, async (c) =>
+                  (
+                    await c.query(
+                      `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round((total_exec_time / $2)::numeric, 4) AS ms_per_entry, toplevel,
+                              left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+                         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT $1`,
+                      [opts['pg-stats'], opts.entries],
+                    )
+                  ).rows,
+                )
+              : undefined;
+          runs.push({ dist, run, statements });
+        } finally {
+          if (copies) await withClient(urlOf('postgres'), (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        }
+      }
     }
-    const totalMs = Date.now() - t0;
-    clearInterval(sampler);
-    const hwm = readProcStatus(child.pid).hwm;
-    const cpu1 = { service: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
-    const statements =
-      opts['pg-stats'] > 0
-        ? (
-            await pg.query(
-              `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round((total_exec_time / $2)::numeric, 4) AS ms_per_entry, toplevel,
-                      left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
-                 FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT $1`,
-              [opts['pg-stats'], opts.entries],
-            )
-          ).rows
-        : undefined;
-    const processingMs = totalMs - stagedMs;
-    const mb = (b) => (b === null ? null : Math.round((b / 1048576) * 10) / 10);
+    const perEntry = (seconds) => Math.round((seconds * 1000 * 100) / opts.entries) / 100;
+    const measured = runs.map(({ dist, run, statements }) => {
+      const { done, stagedMs, totalMs, rss, cpuSeconds } = run;
+      const processingMs = totalMs - stagedMs;
+      return {
+        ...(copies ? { dist } : {}),
+        seconds_to_202: stagedMs / 1000,
+        seconds_to_completed: totalMs / 1000,
+        entries_per_second_overall: Math.round(opts.entries / (totalMs / 1000)),
+        entries_per_second_after_202: Math.round(opts.entries / (processingMs / 1000)),
+        counts: {
+          payments_created: done.payments_created,
+          payments_existing: done.payments_existing,
+          entries_skipped: done.entries_skipped,
+          errors: done.errors.length,
+          matched: done.matched,
+          needs_review: done.needs_review,
+          unmatched: done.unmatched,
+        },
+        service_rss_mb: { idle: mb(rss.idle), peak_sampled: mb(rss.peak), peak_staging: mb(rss.phases.staging), peak_processing: mb(rss.phases.processing), vm_hwm: mb(rss.hwm) },
+        cpu_seconds: { service: Math.round(cpuSeconds.service * 100) / 100, postgres: Math.round(cpuSeconds.postgres * 100) / 100 },
+        cpu_ms_per_entry: { service: perEntry(cpuSeconds.service), postgres: perEntry(cpuSeconds.postgres) },
+        // CPU of both processes over the import's wall-clock time: how many of the cores it kept busy.
+        cores_used: Math.round(((cpuSeconds.service + cpuSeconds.postgres) / (totalMs / 1000)) * 100) / 100,
+        ...(statements ? { postgres_statements_by_time: statements } : {}),
+      };
+    });
     process.stdout.write(
       `${JSON.stringify(
         {
@@ -196,26 +193,7 @@ async function main() {
           set_wise: Boolean(opts['set-wise']),
           streams: opts.streams || 'default',
           heap_growing_percent: opts['heap-growing-percent'] || 'default',
-          seconds_to_202: stagedMs / 1000,
-          seconds_to_completed: totalMs / 1000,
-          entries_per_second_overall: Math.round(opts.entries / (totalMs / 1000)),
-          entries_per_second_after_202: Math.round(opts.entries / (processingMs / 1000)),
-          counts: {
-            payments_created: done.payments_created,
-            payments_existing: done.payments_existing,
-            entries_skipped: done.entries_skipped,
-            errors: done.errors.length,
-            matched: done.matched,
-            needs_review: done.needs_review,
-            unmatched: done.unmatched,
-          },
-          service_rss_mb: { idle: mb(idleRss), peak_sampled: mb(peakRss), peak_staging: mb(phasePeak.staging), peak_processing: mb(phasePeak.processing), vm_hwm: mb(hwm) },
-          cpu_seconds: { service: cpu1.service - cpu0.service, postgres: Math.round((cpu1.pg - cpu0.pg) * 100) / 100 },
-          cpu_ms_per_entry: {
-            service: Math.round(((cpu1.service - cpu0.service) * 1000 * 100) / opts.entries) / 100,
-            postgres: Math.round(((cpu1.pg - cpu0.pg) * 1000 * 100) / opts.entries) / 100,
-          },
-          ...(statements ? { postgres_statements_by_time: statements } : {}),
+          ...(copies ? { runs: measured } : measured[0]),
           ...(opts.profile ? { service_profile_dir: profileDir } : {}),
         },
         null,

@@ -5,12 +5,11 @@
  * row by row (bench/bank-import-baseline.js prints it; test/e2e/bench checks the rows).
  */
 const { spawn } = require('node:child_process');
-const { createReadStream } = require('node:fs');
 const { join } = require('node:path');
 const { createHash, randomBytes } = require('node:crypto');
 const { Client } = require('pg');
-const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds, clusterCpuSeconds, postmasterOf } = require('./processes');
-const { DIST } = require('./scratch');
+const { clusterCpuSeconds, postmasterOf } = require('./processes');
+const { serviceImport: measuredImport } = require('./service-import');
 const { normalizer } = require('./payment-parity');
 
 const mb = (b) => (b === null ? null : Math.round((b / 1048576) * 10) / 10);
@@ -90,54 +89,18 @@ async function rowDigests(url, tenantId) {
   }
 }
 
-/** The service's import, measured as bench/bank-import.js measures it. */
+/** The service's import, measured as bench/bank-import.js measures it (bench/lib/service-import.js). */
 async function serviceImport({ url, tenant, file, group, streams, logFile, postmaster }) {
-  const port = await freePort();
-  const child = spawnNode([join(DIST, 'main.js')], {
-    DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production',
-    JWT_SECRET: randomBytes(48).toString('base64url'), MALLOC_ARENA_MAX: '2', BANK_IMPORT_POLL_MS: '100',
-    ...(group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(group) } : {}),
-    BANK_IMPORT_STREAMS: String(streams),
-  }, logFile);
-  try {
-    const base = `http://127.0.0.1:${port}/api/v1`;
-    await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, logFile);
-    const token = (
-      await (await fetch(`${base}/auth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: tenant.client_id, client_secret: tenant.client_secret }),
-      })).json()
-    ).access_token;
-    let peakRss = readProcStatus(child.pid).rss;
-    const sampler = setInterval(() => {
-      const { rss } = readProcStatus(child.pid);
-      if (rss > peakRss) peakRss = rss;
-    }, 50);
-    const cpu0 = { own: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
-    const t0 = Date.now();
-    const posted = await fetch(`${base}/bank-statements?format=camt.053`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/xml' },
-      body: createReadStream(file),
-      duplex: 'half',
-    });
-    const accepted = await posted.json();
-    if (posted.status !== 202) throw new Error(`POST: ${posted.status} ${JSON.stringify(accepted)}`);
-    const staged = Date.now() - t0;
-    for (;;) {
-      const done = await (await fetch(`${base}/bank-statements/${accepted.id}`, { headers: { authorization: `Bearer ${token}` } })).json();
-      if (done.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const total = Date.now() - t0;
-    clearInterval(sampler);
-    const hwm = readProcStatus(child.pid).hwm;
-    const cpu1 = { own: cpuSeconds(child.pid), pg: clusterCpuSeconds(postmaster) };
-    return { seconds_to_staged: staged / 1000, seconds_to_completed: total / 1000, cpu_seconds: { process: round(cpu1.own - cpu0.own), postgres: round(cpu1.pg - cpu0.pg) }, peak_rss_mb: mb(Math.max(peakRss ?? 0, hwm ?? 0)) };
-  } finally {
-    await stopChild(child);
-  }
+  const { stagedMs, totalMs, rss, cpuSeconds } = await measuredImport({
+    url, tenant, file, postmaster, logFile,
+    env: { ...(group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(group) } : {}), BANK_IMPORT_STREAMS: String(streams) },
+  });
+  return {
+    seconds_to_staged: stagedMs / 1000,
+    seconds_to_completed: totalMs / 1000,
+    cpu_seconds: { process: round(cpuSeconds.service), postgres: round(cpuSeconds.postgres) },
+    peak_rss_mb: mb(Math.max(rss.peak ?? 0, rss.hwm ?? 0)),
+  };
 }
 
 /** The baseline's import in a child process; its own CPU and peak RSS it reports itself. */
