@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { LOOKUP_SQL } from '../../../src/shared/infrastructure/idempotency/idempotency.interceptor';
 import { expectProblem, TestApp, TestTenant } from '../../support/test-app';
 
 /** Idempotency-Key on POST (contract §11), on POST /api/v1/customers. */
@@ -96,6 +97,50 @@ describe('Idempotency-Key', () => {
       await blocker.query('ROLLBACK').catch(() => undefined);
       await blocker.end();
     }
+  });
+
+  it('a first request that commits between a duplicate\'s lookup and its lock: the duplicate answers 409 and commits nothing', async () => {
+    // The key's lock and its stored response are read in one statement, whose snapshot is taken
+    // before the lock: the first request's response, committed in that instant, is not seen.
+    // Reproduced by committing a response for the key right after the duplicate's lookup.
+    const body = { name: 'Raced Co', currency: 'usd' };
+    const original = Client.prototype.query;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: any[]) {
+      const q = args[0];
+      const result = (original as any).apply(this, args);
+      if (typeof q !== 'object' || q?.text !== LOOKUP_SQL || q.values?.[2] !== 'key-raced') return result;
+      return result.then(async (res: unknown) => {
+        await app.query(
+          `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, response_headers, created_at, expires_at)
+           VALUES ($1, 'key-raced', 'first', 201, '{"first": true}', '{}', now(), now() + interval '1 hour')`,
+          [acme.tenant_id],
+        );
+        return res;
+      });
+    });
+    try {
+      const res = await create(acme, 'key-raced', body);
+      expectProblem(res, 409, 'idempotency_key_in_use');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await countNamed('Raced Co')).toBe(0);
+    const [stored] = await app.query('SELECT request_hash FROM idempotency_keys WHERE tenant_id = $1 AND key = $2', [acme.tenant_id, 'key-raced']);
+    expect(stored.request_hash).toBe('first');
+  });
+
+  it('replaces an expired response under a key: the key is a new request again', async () => {
+    const body = { name: 'Expired Key Co', currency: 'usd' };
+    const first = await create(acme, 'key-expired', body);
+    expect(first.status).toBe(201);
+    await app.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE tenant_id = $1 AND key = 'key-expired'`, [acme.tenant_id]);
+    const again = await create(acme, 'key-expired', body);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.body.id).not.toBe(first.body.id);
+    expect(await countNamed('Expired Key Co')).toBe(2);
+    const replay = await create(acme, 'key-expired', body);
+    expect(replay.body.id).toBe(again.body.id);
   });
 
   it('ignores the header on requests without a bearer token (the token endpoint)', async () => {

@@ -88,6 +88,37 @@ describe('POST /payments: database round trips', () => {
     expect(unnamed).toEqual(['START TRANSACTION ISOLATION LEVEL READ COMMITTED', 'COMMIT']);
   });
 
+  it('with an Idempotency-Key: the key\'s lock rides on its lookup, its response on the outbox\'s statement', async () => {
+    const c = await r.customer();
+    const inv = await r.invoice(c.id, 8_000);
+    await r.payment({ customer_id: c.id, amount: 1, auto_match: 'none' }, { 'idempotency-key': `warm-${c.id}` });
+    sent.length = 0;
+    named.length = 0;
+    const res = await r.payment({ customer_id: c.id, amount: 8_000 }, { 'idempotency-key': `pay-${c.id}` });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'applied', applications: [{ invoice_id: inv.id, amount: 8_000 }] });
+    expect(sent.map(kind)).toEqual([
+      'START TRANSACTION ISOLATION LEVEL READ COMMITTED',
+      'SELECT l', // the key's lock and its stored response, in one statement
+      'SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, aliases, payer_accounts, version, created_at, updated_at FROM customers',
+      'SELECT pg_advisory_xact_lock',
+      'SELECT id, number, customer_id, currency, status, amount_due, to_char(due_date, \'YYYY-MM-DD\') AS due_on, dispute_status IS NOT DISTINCT FROM \'open\' AS disputed FROM invoices',
+      expect.stringMatching(/^SELECT i\.tenant_id, .* FROM invoices$/),
+      'UPDATE invoices',
+      'WITH INSERT INTO payments',
+      'INSERT INTO ledger_entries',
+      'WITH INSERT INTO outbox', // and the response stored under the key
+      'COMMIT',
+    ]);
+    expect(sent[sent.length - 2]).toMatch(/INSERT INTO idempotency_keys/);
+
+    sent.length = 0;
+    const replay = await r.payment({ customer_id: c.id, amount: 8_000 }, { 'idempotency-key': `pay-${c.id}` });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(res.body);
+    expect(sent.map(kind)).toEqual(['START TRANSACTION ISOLATION LEVEL READ COMMITTED', 'SELECT l', 'COMMIT']);
+  });
+
   it('the events of that transaction reach the outbox in the order they happened', async () => {
     const c = await r.customer();
     const inv = await r.invoice(c.id, 7_000);

@@ -5,7 +5,7 @@ import { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager, QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { DomainEvent } from '../../domain/aggregate-root';
 import { TransactionalEventHandler, TransactionalEvents } from '../../application/transactional-events';
-import { OutboxWriter } from '../outbox/outbox.writer';
+import { CommitWrite, OutboxWriter } from '../outbox/outbox.writer';
 import { databaseFailure } from './database-errors';
 
 interface TransactionContext {
@@ -18,6 +18,8 @@ interface TransactionContext {
   identities: Map<string, object>;
   /** Run once the transaction has committed (see `afterCommit`). */
   committed: (() => void)[];
+  /** Written with the outbox's statement, just before commit (see `writeAtCommit`). */
+  atCommit: CommitWrite[];
 }
 
 /** A statement text's prepared-statement name and whether it only reads. */
@@ -211,9 +213,9 @@ export class UnitOfWork implements TransactionalEvents {
         // Inside the try: a BEGIN that fails (a connection the server just closed) still gives
         // the pooled connection back, or the pool would shrink by one for good.
         await beginTransaction(runner);
-        const ctx: TransactionContext = { runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [] };
+        const ctx: TransactionContext = { runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [], atCommit: [] };
         const result = await this.storage.run(ctx, work);
-        await this.outbox.write((sql, params) => this.prepared(runner, this.statement(sql).name, sql, params), ctx.outbox);
+        await this.outbox.write((sql, params) => this.prepared(runner, this.statement(sql).name, sql, params), ctx.outbox, ctx.atCommit);
         await runner.commitTransaction();
         for (const callback of ctx.committed) callback();
         return result;
@@ -254,6 +256,18 @@ export class UnitOfWork implements TransactionalEvents {
     const ctx = this.storage.getStore();
     if (ctx) ctx.committed.push(callback);
     else callback();
+  }
+
+  /**
+   * A write nothing in the transaction reads back (an idempotent request's stored response), sent
+   * in one statement with the outbox's rows just before commit instead of a round trip of its own
+   * (CommitWrite). Not written if the transaction rolls back before; a retried transaction writes
+   * only what its own attempt registered.
+   */
+  writeAtCommit(write: CommitWrite): void {
+    const ctx = this.storage.getStore();
+    if (!ctx) throw new Error('UnitOfWork.writeAtCommit() called outside a transaction');
+    ctx.atCommit.push(write);
   }
 
   /** Registers a handler that runs inside the transaction that recorded `type`. */

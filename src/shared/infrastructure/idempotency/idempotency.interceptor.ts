@@ -36,6 +36,30 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+const inUse = () => new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry later.');
+
+/**
+ * The key's transaction-scoped lock ($1) and, if taken, its live stored response ($2 tenant, $3
+ * key): one row, `locked` false or the response's columns null when there is none.
+ */
+export const LOOKUP_SQL = `SELECT l.locked, k.request_hash, k.response_status, k.response_body, k.response_headers, k.secret_sha256
+   FROM (SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked) l
+   LEFT JOIN idempotency_keys k ON l.locked AND k.tenant_id = $2 AND k.key = $3 AND k.expires_at > now()`;
+
+/**
+ * Stores the response under the key, replacing an expired one only: a live one means a first
+ * request committed between this one's lookup and its lock (LOOKUP_SQL), so this request must not
+ * commit (no row returned: 409, it rolls back). No `$` but its parameters (CommitWrite).
+ */
+export const STORE_SQL = `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, response_headers, secret_sha256, created_at, expires_at)
+   VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, now(), now() + interval '${TTL_HOURS} hours')
+   ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
+     response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+     response_headers = EXCLUDED.response_headers, secret_sha256 = EXCLUDED.secret_sha256,
+     created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+   WHERE idempotency_keys.expires_at <= now()
+   RETURNING 1`;
+
 /**
  * `Idempotency-Key` on POST (contract §11). The whole request runs in one transaction that
  * also stores the response under the key, so a replay returns exactly what was committed and
@@ -70,26 +94,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     return from(
       this.uow.run(async () => {
-        const [{ locked }] = await this.uow.query<{ locked: boolean }>(
-          'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
-          [`idem:${tenantId}:${key}`],
-        );
-        if (!locked) {
-          throw new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry later.');
-        }
-        const secretSpec: ReplayedSecretSpec | undefined = Reflect.getMetadata(REPLAYED_SECRET, context.getHandler());
+        // The key's lock and its stored response in one round trip. The read's snapshot is taken
+        // before the lock: a first request that commits in between is not seen here, so the store
+        // at commit refuses to replace a live response (see STORE_SQL) and this one answers 409.
         const [stored] = await this.uow.query<{
-          request_hash: string;
+          locked: boolean;
+          request_hash: string | null;
           response_status: number;
           response_body: unknown;
           response_headers: Record<string, string>;
           secret_sha256: string | null;
-        }>(
-          `SELECT request_hash, response_status, response_body, response_headers, secret_sha256 FROM idempotency_keys
-            WHERE tenant_id = $1 AND key = $2 AND expires_at > now()`,
-          [tenantId, key],
-        );
-        if (stored) {
+        }>(LOOKUP_SQL, [`idem:${tenantId}:${key}`, tenantId, key]);
+        if (!stored.locked) throw inUse();
+        const secretSpec: ReplayedSecretSpec | undefined = Reflect.getMetadata(REPLAYED_SECRET, context.getHandler());
+        if (stored.request_hash !== null) {
           if (stored.request_hash !== (await fingerprint())) {
             throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with another request.');
           }
@@ -102,15 +120,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
         const result = await lastValueFrom(next.handle(), { defaultValue: undefined });
         const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])));
         const { body: storedBody, secretSha256 } = withoutSecret(result, secretSpec);
-        await this.uow.query(
-          `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, response_headers, secret_sha256, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, now(), now() + interval '${TTL_HOURS} hours')
-           ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash,
-             response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
-             response_headers = EXCLUDED.response_headers, secret_sha256 = EXCLUDED.secret_sha256,
-             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
-          [tenantId, key, await fingerprint(), status, toJson(storedBody ?? null), JSON.stringify(headers), secretSha256],
-        );
+        // Stored with the outbox's rows, in the transaction's last statement before commit.
+        this.uow.writeAtCommit({
+          sql: STORE_SQL,
+          params: [tenantId, key, await fingerprint(), status, toJson(storedBody ?? null), JSON.stringify(headers), secretSha256],
+          written: (rows) => {
+            if (rows === 0) throw inUse();
+          },
+        });
         return result;
       }),
     );

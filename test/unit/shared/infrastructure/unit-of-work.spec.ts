@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DomainEvent } from '../../../../src/shared/domain/aggregate-root';
 import { BEGIN_TRANSACTION, PREPARED_PER_CONNECTION, UnitOfWork } from '../../../../src/shared/infrastructure/database/unit-of-work';
-import { OutboxWriter } from '../../../../src/shared/infrastructure/outbox/outbox.writer';
+import { CommitWrite, OutboxWriter } from '../../../../src/shared/infrastructure/outbox/outbox.writer';
 
 /**
  * The unit of work against a fake connection that records, in order, every statement it is sent
@@ -66,10 +66,11 @@ function setup(options: { failCommitOnce?: { code: string }; failBegin?: Error }
   }
   const dataSource = { createQueryRunner: () => new FakeRunner(), manager: {} } as unknown as DataSource;
   const outbox = {
-    write: async (_manager: unknown, events: DomainEvent[]) => {
-      if (events.length === 0) return;
-      written.push([...events]);
-      log.push(`OUTBOX ${events.map((e) => e.type).join(',')}`);
+    write: async (_manager: unknown, events: DomainEvent[], writes: CommitWrite[] = []) => {
+      if (events.length === 0 && writes.length === 0) return;
+      if (events.length > 0) written.push([...events]);
+      log.push(`OUTBOX ${events.map((e) => e.type).join(',')}${writes.map((w) => ` + ${w.sql}`).join('')}`);
+      writes.forEach((w) => w.written?.(1));
     },
   } as unknown as OutboxWriter;
   return { uow: new UnitOfWork(dataSource, outbox), log, written, named, pool };
@@ -167,6 +168,28 @@ describe('UnitOfWork', () => {
       'OUTBOX payment.created,invoice.updated,invoice.paid,payment.matched',
       'COMMIT',
     ]);
+  });
+
+  it('sends the commit writes with the outbox statement just before commit, and none for a transaction that rolls back', async () => {
+    const { uow, log } = setup();
+    const told: number[] = [];
+    await uow.run(async () => {
+      uow.writeAtCommit({ sql: 'INSERT INTO idempotency_keys', params: [], written: (n) => told.push(n) });
+      await uow.query('INSERT INTO payments');
+      await uow.publish([event('payment.created')]);
+    });
+    expect(log).toEqual([BEGIN_TRANSACTION, 'INSERT INTO payments', 'OUTBOX payment.created + INSERT INTO idempotency_keys', 'COMMIT']);
+    expect(told).toEqual([1]);
+
+    log.length = 0;
+    await expect(
+      uow.run(async () => {
+        uow.writeAtCommit({ sql: 'INSERT INTO idempotency_keys', params: [] });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(log).toEqual([BEGIN_TRANSACTION, 'ROLLBACK']);
+    expect(() => uow.writeAtCommit({ sql: 'INSERT INTO x', params: [] })).toThrow(/outside a transaction/);
   });
 
   it('writes nothing to the outbox for a transaction that rolls back', async () => {

@@ -1,0 +1,61 @@
+import { DomainEvent } from '../../../../src/shared/domain/aggregate-root';
+import { combinedOutboxStatement, OutboxWriter, OUTBOX_INSERT_SQL } from '../../../../src/shared/infrastructure/outbox/outbox.writer';
+
+const event = (type: string): DomainEvent => ({
+  type,
+  aggregateType: 'payment',
+  aggregateId: 'pay_1',
+  tenantId: 'ten_1',
+  occurredAt: new Date('2026-03-15T12:00:00Z'),
+  data: { object: { id: 'pay_1' } },
+});
+
+/** The unit of work's commit writes (UnitOfWork.writeAtCommit) go out with the outbox's rows, in one statement. */
+describe('OutboxWriter with commit writes', () => {
+  const write = { sql: 'INSERT INTO k (a, b) VALUES ($1, $2) ON CONFLICT (a) DO UPDATE SET b = $2 RETURNING 1', params: ['x', 'y'] };
+
+  it('one statement: the outbox rows first ($1-$7), each write a CTE with its parameters renumbered after them', () => {
+    const { sql, params } = combinedOutboxStatement([event('payment.created')], [write, { sql: 'UPDATE t SET n = $1 RETURNING 1', params: [3] }]);
+    expect(sql.replace(/\s+/g, ' ')).toBe(
+      'WITH written AS ( INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) ' +
+        'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[]) RETURNING 1), ' +
+        'w0 AS (INSERT INTO k (a, b) VALUES ($8, $9) ON CONFLICT (a) DO UPDATE SET b = $9 RETURNING 1), ' +
+        'w1 AS (UPDATE t SET n = $10 RETURNING 1) ' +
+        "SELECT pg_notify('outbox', '') AS notified, (SELECT count(*) FROM w0)::int AS w0, (SELECT count(*) FROM w1)::int AS w1",
+    );
+    expect(params).toHaveLength(10);
+    expect(params.slice(7)).toEqual(['x', 'y', 3]);
+  });
+
+  it('without events: the writes alone, and no NOTIFY', () => {
+    const { sql, params } = combinedOutboxStatement([], [write]);
+    expect(sql.replace(/\s+/g, ' ')).toBe(
+      'WITH w0 AS (INSERT INTO k (a, b) VALUES ($1, $2) ON CONFLICT (a) DO UPDATE SET b = $2 RETURNING 1) SELECT (SELECT count(*) FROM w0)::int AS w0',
+    );
+    expect(params).toEqual(['x', 'y']);
+  });
+
+  it('tells each write how many rows it returned; one that throws fails the statement\'s caller', async () => {
+    const seen: number[] = [];
+    const sent: string[] = [];
+    const run = async (sql: string) => {
+      sent.push(sql);
+      return [{ notified: '', w0: 1, w1: 0 }];
+    };
+    await new OutboxWriter().write(run, [event('payment.created')], [
+      { ...write, written: (n) => seen.push(n) },
+      { ...write, written: (n) => seen.push(n) },
+    ]);
+    expect(seen).toEqual([1, 0]);
+    expect(sent).toHaveLength(1);
+    await expect(
+      new OutboxWriter().write(run, [], [{ ...write }, { ...write, written: (n) => { if (n === 0) throw new Error('refused'); } }]),
+    ).rejects.toThrow('refused');
+  });
+
+  it('without commit writes the outbox statement is the one text it always was', async () => {
+    const sent: string[] = [];
+    await new OutboxWriter().write(async (sql) => void sent.push(sql), [event('payment.created')]);
+    expect(sent).toEqual([OUTBOX_INSERT_SQL]);
+  });
+});
