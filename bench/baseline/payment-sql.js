@@ -87,6 +87,8 @@ const paymentSql = {
   },
   // AdvisoryCustomerMatchingLock.lock
   advisoryLock: `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
+  // AdvisoryCustomerMatchingLock.lockReadingCurrency: a payment's given customer, read as its matching lock is taken
+  customerCurrencyLocking: `SELECT c.currency, pg_advisory_xact_lock(hashtextextended($3, 0)) AS locked FROM customers c WHERE c.tenant_id = $1 AND c.id = $2`,
   // SqlMatchCandidateSource: named, pool (with and without the short-pay part), oldestRun
   /** The statement for these keys (its text varies with how many of each) and its parameters; null for none. */
   named(tenantId, { ids, numbers, exactKeys, digitKeys }) {

@@ -5,9 +5,9 @@
  * events — as plain pg statements in one transaction; the 201 is the payment as written.
  *
  * The statements are the service's, in its order (sql.js says where each comes from):
- *   START TRANSACTION · customer (when given) · tenant settings (first request per tenant only;
- *   the service caches them too) · INSERT payment · advisory lock per customer (when the customer
- *   is known before matching) · candidate queries (named invoices; the customer's pool for
+ *   START TRANSACTION · customer (when given; with its matching lock when it will be matched) ·
+ *   tenant settings (first request per tenant only; the service caches them too) · advisory lock
+ *   per customer identified by matching · candidate queries (named invoices; the customer's pool for
  *   rules 3–5; payer keys) · invoices FOR UPDATE · UPDATE each invoice (+ write-offs, its ledger
  *   lines) · UPDATE payment with its new applications · ledger credit · outbox rows in one
  *   statement · COMMIT.
@@ -274,7 +274,7 @@ function remittanceJson(lines) {
 async function autoMatch(tq, w, payment, settings) {
   if (payment.autoMatch === 'none') return;
   const lock = (customerId) => tq('automatch_lock', sql.advisoryLock, [`automatch:${payment.tenantId}:${customerId}`]);
-  if (payment.customerId) await lock(payment.customerId);
+  // A given customer's lock was taken as it was read (recordPayment), as the service does.
   const source = candidateSource(tq, payment.tenantId);
   const payerNameMatching = payment.payer?.name ? settings.payerNameMatching : false;
   const shortPayTolerance = { of: (amountDue) => settings.shortPayTolerance(amountDue), max: settings.shortPayTolerance(Number.MAX_SAFE_INTEGER) };
@@ -347,7 +347,12 @@ async function recordPayment(pool, tenantId, input) {
     const customerId = input.customer_id ?? null;
     let currency = input.currency === undefined ? undefined : normalizeCurrency(input.currency);
     if (customerId !== null) {
-      const customer = isValidId(customerId, 'cus') ? (await tq('customer_by_id', sql.customerById, [tenantId, customerId])).rows[0] : null;
+      // RecordPaymentHandler.currencyOf: with the matching lock when the payment will be matched.
+      const customer = !isValidId(customerId, 'cus')
+        ? null
+        : input.auto_match !== 'none'
+          ? (await tq('customer_currency_locking', sql.customerCurrencyLocking, [tenantId, customerId, `automatch:${tenantId}:${customerId}`])).rows[0]
+          : (await tq('customer_by_id', sql.customerById, [tenantId, customerId])).rows[0];
       if (!customer) throw new HttpError(404, 'not_found', `Customer ${customerId} not found`);
       if (currency !== undefined && currency !== customer.currency) throw new HttpError(422, 'currency_mismatch', 'currency mismatch');
       currency = customer.currency;

@@ -71,9 +71,9 @@ describe('POST /payments: database round trips', () => {
 
     expect(sent.map(kind)).toEqual([
       'START TRANSACTION ISOLATION LEVEL READ COMMITTED',
-      'SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, aliases, payer_accounts, version, created_at, updated_at FROM customers',
+      // The customer's currency, read as its matching lock is taken (matching would take it next).
+      'SELECT c.currency, pg_advisory_xact_lock(hashtextextended($3, 0)) AS locked FROM customers',
       // The payment's row waits for matching: written once, as it ends up, with its applications.
-      'SELECT pg_advisory_xact_lock',
       'SELECT id, number, customer_id, currency, status, amount_due, to_char(due_date, \'YYYY-MM-DD\') AS due_on, dispute_status IS NOT DISTINCT FROM \'open\' AS disputed FROM invoices',
       expect.stringMatching(/^SELECT i\.tenant_id, .* FROM invoices$/),
       'UPDATE invoices', // the customer's figures follow in its trigger
@@ -100,8 +100,7 @@ describe('POST /payments: database round trips', () => {
     expect(sent.map(kind)).toEqual([
       'START TRANSACTION ISOLATION LEVEL READ COMMITTED',
       'SELECT l', // the key's lock and its stored response, in one statement
-      'SELECT tenant_id, id, name, email, external_id, phone, billing_address, currency, payment_terms_days, credit_limit, credit_hold, metadata, aliases, payer_accounts, version, created_at, updated_at FROM customers',
-      'SELECT pg_advisory_xact_lock',
+      'SELECT c.currency, pg_advisory_xact_lock(hashtextextended($3, 0)) AS locked FROM customers',
       'SELECT id, number, customer_id, currency, status, amount_due, to_char(due_date, \'YYYY-MM-DD\') AS due_on, dispute_status IS NOT DISTINCT FROM \'open\' AS disputed FROM invoices',
       expect.stringMatching(/^SELECT i\.tenant_id, .* FROM invoices$/),
       'UPDATE invoices',

@@ -182,7 +182,7 @@ describe('short-pay tolerance: the handler over real aggregates', () => {
       payments,
       invoiceRepo as unknown as InvoiceRepository,
       { forTenant: () => source } as MatchCandidates,
-      { lock: async () => undefined, lockMany: async () => undefined } as CustomerMatchingLock,
+      { lock: async () => undefined, lockMany: async () => undefined } as unknown as CustomerMatchingLock,
       calendar,
       { get: async () => tenantSettings } as TenantSettingsReader,
       { record: () => undefined },

@@ -11,7 +11,16 @@ export abstract class MatchCandidates {
  * concurrent payments of one customer decide one after the other on fresh figures.
  */
 export abstract class CustomerMatchingLock {
+  /** Takes the lock, unless this transaction holds it already. */
   abstract lock(tenantId: string, customerId: string): Promise<void>;
+  /**
+   * The customer's currency (null: no such customer), read in the same round trip as the lock is
+   * taken (when there is a customer). For a payment recorded for a given customer and matched
+   * automatically: its customer is read first and its matching would lock next, with nothing in
+   * between that reads what the lock serialises (invoices); the currency is checked again by the
+   * payment's key to its customer when the row is written.
+   */
+  abstract lockReadingCurrency(tenantId: string, customerId: string): Promise<string | null>;
   /** Several customers in one round trip, in a fixed order (sorted), so two callers cannot deadlock. */
   abstract lockMany(tenantId: string, customerIds: readonly string[]): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { AutoMatchMode, RemittanceLine } from '../domain/matching/cash-matching.
 import { Payment } from '../domain/payment.aggregate';
 import { PaymentRepository } from '../domain/payment.repository';
 import { PaymentMethod, PaymentSnapshot } from '../domain/payment.snapshot';
+import { CustomerMatchingLock } from './matching-ports';
 
 export interface RecordPaymentInput {
   customer_id?: string | null;
@@ -43,17 +44,18 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
     private readonly payments: PaymentRepository,
     private readonly customers: CustomerRepository,
     private readonly calendar: TenantCalendar,
+    private readonly matchingLock: CustomerMatchingLock,
   ) {}
 
   async execute({ tenantId, input }: RecordPaymentCommand): Promise<PaymentSnapshot> {
     const customerId = input.customer_id ?? null;
     let currency = input.currency === undefined ? undefined : normalizeCurrency(input.currency);
     if (customerId !== null) {
-      const customer = isValidId(customerId, 'cus') ? await this.customers.findById(tenantId, customerId) : null;
-      if (!customer) throw new NotFoundError('Customer', customerId);
+      const customerCurrency = isValidId(customerId, 'cus') ? await this.currencyOf(tenantId, customerId, input.auto_match !== 'none') : null;
+      if (customerCurrency === null) throw new NotFoundError('Customer', customerId);
       // A customer has one currency: its payments are in it (contract §6).
-      if (currency !== undefined && currency !== customer.currency) throw new CurrencyMismatchError(customer.currency, currency);
-      currency = customer.currency;
+      if (currency !== undefined && currency !== customerCurrency) throw new CurrencyMismatchError(customerCurrency, currency);
+      currency = customerCurrency;
     }
     if (currency === undefined) throw ValidationError.field('currency', 'currency is required for a payment without customer_id', 'required');
 
@@ -61,6 +63,15 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
     const payment = recordedPayment(tenantId, input, customerId, currency, at);
     await this.payments.insert(payment);
     return payment.toSnapshot();
+  }
+
+  /**
+   * The customer's currency (null: none such). When the payment will be matched automatically,
+   * read as its matching lock is taken (one round trip): matching takes that lock first anyway.
+   */
+  private async currencyOf(tenantId: string, customerId: string, matched: boolean): Promise<string | null> {
+    if (matched) return this.matchingLock.lockReadingCurrency(tenantId, customerId);
+    return (await this.customers.findById(tenantId, customerId))?.currency ?? null;
   }
 }
 
