@@ -22,6 +22,8 @@ import { ApiClientChangeNotify1764400000200 } from './1764400000200-api-client-c
 import { MatchWriteOffs1764500000000 } from './1764500000000-match-write-offs';
 import { FigureChecksInOneStatement1764650000000 } from './1764650000000-figure-checks-in-one-statement';
 import { CustomerFiguresGuardWhen1764650000100 } from './1764650000100-customer-figures-guard-when';
+import { CustomerFiguresMovedPerStatement1764700000000 } from './1764700000000-customer-figures-moved-per-statement';
+import { PaymentFiguresMovedPerStatement1764700000100 } from './1764700000100-payment-figures-moved-per-statement';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -49,4 +51,6 @@ export const MIGRATIONS = [
   MatchWriteOffs1764500000000,
   FigureChecksInOneStatement1764650000000,
   CustomerFiguresGuardWhen1764650000100,
+  CustomerFiguresMovedPerStatement1764700000000,
+  PaymentFiguresMovedPerStatement1764700000100,
 ];

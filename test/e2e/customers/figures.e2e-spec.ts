@@ -207,9 +207,9 @@ describe('stored figures and their guards', () => {
     });
 
     it('installs the triggers from the one definition of an open invoice', async () => {
-      const [row] = await app.query(`SELECT pg_get_functiondef('invoices_customer_figures'::regproc) AS fn, pg_get_functiondef('customers_figures_guard'::regproc) AS guard`);
-      expect(row.fn).toContain(openInvoiceSql('NEW.'));
-      expect(row.fn).toContain(openInvoiceSql('OLD.'));
+      const [row] = await app.query(`SELECT pg_get_functiondef('invoices_customer_figures_rows'::regproc) AS fn, pg_get_functiondef('customers_figures_guard'::regproc) AS guard`);
+      expect(row.fn).toContain(openInvoiceSql('n.'));
+      expect(row.fn).toContain(openInvoiceSql('o.'));
       expect(row.guard).toContain(openInvoiceSql('i.'));
     });
 
