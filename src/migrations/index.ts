@@ -24,6 +24,7 @@ import { FigureChecksInOneStatement1764650000000 } from './1764650000000-figure-
 import { CustomerFiguresGuardWhen1764650000100 } from './1764650000100-customer-figures-guard-when';
 import { CustomerFiguresMovedPerStatement1764700000000 } from './1764700000000-customer-figures-moved-per-statement';
 import { PaymentFiguresMovedPerStatement1764700000100 } from './1764700000100-payment-figures-moved-per-statement';
+import { FigureChecksInTheTrigger1764700000200 } from './1764700000200-figure-checks-in-the-trigger';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   CustomerFiguresGuardWhen1764650000100,
   CustomerFiguresMovedPerStatement1764700000000,
   PaymentFiguresMovedPerStatement1764700000100,
+  FigureChecksInTheTrigger1764700000200,
 ];
