@@ -122,7 +122,8 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
   }
 
   async saveSettlements(changes: readonly { invoice: Invoice; original: InvoiceSnapshot }[]): Promise<void> {
-    const changed = changes.filter(({ invoice, original }) => invoice.toSnapshot().version !== original.version);
+    // The aggregate's version is its snapshot's: no copy of every invoice (and its lines) to read it.
+    const changed = changes.filter(({ invoice, original }) => invoice.version !== original.version);
     if (changed.length === 0) return;
     const rows = changed.map(({ invoice, original }) => {
       const s = invoice.toSnapshot();

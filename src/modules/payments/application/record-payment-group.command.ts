@@ -318,7 +318,7 @@ export class RecordPaymentGroupHandler implements ICommandHandler<RecordPaymentG
           // Closed in id order (as locked and saved per payment), each payment's change its own version.
           for (const id of [...new Set(decision.allocations.map((a) => a.invoiceId))].sort()) {
             const invoice = locked.get(id)!;
-            if (invoice.toSnapshot().version === invoice.expectedVersion) continue;
+            if (invoice.version === invoice.expectedVersion) continue; // (the aggregate's version is its snapshot's)
             const s = invoice.toSnapshot();
             ledger.push(...invoice.pullMovements().map((m) => invoiceLedgerEntry(s, m)));
             events.push(...invoice.pullEvents());
