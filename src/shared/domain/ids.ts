@@ -1,4 +1,4 @@
-import { TypeID, typeid } from 'typeid-js';
+import { TypeID, typeidUnboxed } from 'typeid-js';
 
 /**
  * Prefixed, time-sortable ids (TypeID: a type prefix and a UUIDv7 in base32), e.g.
@@ -27,7 +27,7 @@ export const ID_PREFIXES = {
 export type IdPrefix = (typeof ID_PREFIXES)[keyof typeof ID_PREFIXES];
 
 export function newId(prefix: IdPrefix): string {
-  return typeid(prefix).toString();
+  return typeidUnboxed(prefix); // the id's text, without a TypeID object around it
 }
 
 /** True when `value` is a well-formed id with the given prefix. Malformed ids are answered 404 by callers. */
