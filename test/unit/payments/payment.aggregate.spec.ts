@@ -28,6 +28,14 @@ describe('Payment', () => {
     expect(events[0].data.object).toEqual(payment.toJSON());
   });
 
+  it('is built unannounced for a plan: the same payment and checks, no payment.created event', () => {
+    const input = { id: 'pay_1', tenantId: 'ten_1', customerId: null, amount: Money.of(10_000, 'usd'), paymentDate: '2025-03-01', method: 'ach' as const, reference: ' INV-1 ', at: AT };
+    const planned = Payment.record(input, false);
+    expect(planned.peekEvents()).toEqual([]);
+    expect(planned.toJSON()).toEqual(Payment.record(input).toJSON());
+    expect(() => Payment.record({ ...input, amount: Money.of(0, 'usd') }, false)).toThrow(ValidationError);
+  });
+
   it.each([
     ['a zero amount', { amount: Money.of(0, 'usd') }, 'amount'],
     ['a negative amount', { amount: Money.of(-1, 'usd') }, 'amount'],

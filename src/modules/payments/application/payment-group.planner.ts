@@ -30,7 +30,7 @@ export class PaymentGroupPlanner {
     const at = { now: new Date(), today: '1970-01-01' };
     const planned = inputs.map((input) => {
       try {
-        const payment = recordedPayment(tenantId, input, null, undefined, at);
+        const payment = recordedPayment(tenantId, input, null, undefined, at, false); // its checks and fields; nothing is announced
         const nameMatching = payment.payer?.name ? settings.payerNameMatching : false;
         const account = normalizePayerAccount(payment.payer?.account);
         const name = nameMatching ? normalizePayerName(payment.payer?.name) : null;

@@ -76,7 +76,15 @@ export class RecordPaymentHandler implements ICommandHandler<RecordPaymentComman
 }
 
 /** The payment a request records (Payment.record's checks), before it is inserted and matched. */
-export function recordedPayment(tenantId: string, input: RecordPaymentInput, customerId: string | null, currency: string | undefined, at: BusinessTime): Payment {
+export function recordedPayment(
+  tenantId: string,
+  input: RecordPaymentInput,
+  customerId: string | null,
+  currency: string | undefined,
+  at: BusinessTime,
+  /** false: the payment's checks and fields only, without its payment.created event (a plan; never saved) */
+  announce = true,
+): Payment {
   if (currency === undefined && input.currency !== undefined) currency = normalizeCurrency(input.currency);
   if (currency === undefined) throw ValidationError.field('currency', 'currency is required for a payment without customer_id', 'required');
   return Payment.record({
@@ -95,5 +103,5 @@ export function recordedPayment(tenantId: string, input: RecordPaymentInput, cus
     autoMatch: input.auto_match as AutoMatchMode | undefined,
     metadata: input.metadata ?? {},
     at: at.now,
-  });
+  }, announce);
 }

@@ -78,7 +78,7 @@ export class Payment extends AggregateRoot {
     autoMatch?: AutoMatchMode;
     metadata?: Record<string, unknown>;
     at: Date;
-  }): Payment {
+  }, announce = true): Payment {
     if (!input.amount.isPositive()) throw ValidationError.field('amount', 'amount must be a positive integer in minor units');
     if (!isDateString(input.paymentDate)) throw ValidationError.field('payment_date', 'payment_date must be a date (YYYY-MM-DD)');
     if (!PAYMENT_METHODS.includes(input.method)) throw ValidationError.field('method', `method must be one of ${PAYMENT_METHODS.join(', ')}`);
@@ -117,7 +117,8 @@ export class Payment extends AggregateRoot {
       [],
     );
     if (input.customerId) payment.movements.push(payment.receivedMovement(input.customerId));
-    payment.record(PaymentEvents.created(payment, input.at));
+    // Not announced: a look at what would be recorded (a bank import's plan), never saved.
+    if (announce) payment.record(PaymentEvents.created(payment, input.at));
     return payment;
   }
 
