@@ -6,7 +6,7 @@ import { Money } from '../../../shared/domain/money';
 import { MAX_PAYER_TEXT, normalizePayerAccount, Payer } from '../../../shared/domain/payer';
 import { ApplicationAlreadyReversedError, ApplicationNotFoundError, PaymentOverAppliedError } from './payment.errors';
 import { PaymentEvents } from './payment.events';
-import { ApplicationSource, PaymentApplication, PaymentApplications } from './payment-application.entity';
+import { ApplicationSource, PaymentApplication, PaymentApplications, PaymentApplicationState } from './payment-application.entity';
 import { AutoMatchMode, IdentifiedBy, MatchRule, MatchSuggestion, RemittanceLine, ReviewRule } from './matching/cash-matching.policy';
 import {
   AUTO_MATCH_MODES,
@@ -374,7 +374,11 @@ export class Payment extends AggregateRoot {
 
   /** The public representation (GET /payments/:id), also the `data.object` of payment events. */
   toJSON(): PaymentJson {
-    return presentPayment(this.toSnapshot());
+    // toSnapshot()'s fields without its copies: presentPayment builds its own remittance, payer and
+    // applications (the applications' getters are their state's fields); metadata is copied as there.
+    // Three times per auto-matched payment (created, before and after the match).
+    const applications: readonly PaymentApplicationState[] = this.applications.all();
+    return presentPayment({ ...this.state, metadata: { ...this.state.metadata }, applications: applications as PaymentApplicationState[], version: this.version });
   }
 }
 
