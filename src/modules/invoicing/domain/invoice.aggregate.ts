@@ -131,14 +131,37 @@ function cloneSnapshot(s: InvoiceSnapshot): InvoiceSnapshot {
   };
 }
 
+/**
+ * True only when `a` and `b` have the same JSON text (false: perhaps not — ask JSON.stringify):
+ * identical values, or arrays and plain objects whose elements, keys (in order) and values are so.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  if (keys.length !== other.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] !== other[i] || !sameJson((a as Record<string, unknown>)[keys[i]], (b as Record<string, unknown>)[keys[i]])) return false;
+  }
+  return true;
+}
+
 /** The keys of the public representation whose values differ, with their old values. */
 function changedAttributes(before: InvoiceJson, after: InvoiceJson): Record<string, unknown> {
   const previous: Record<string, unknown> = {};
   for (const key of Object.keys(after) as (keyof InvoiceJson)[]) {
     if (key === 'version' || key === 'updated_at') continue;
     const [a, b] = [before[key], after[key]];
-    // The same value is the same JSON; only values that differ are compared as JSON (objects, lists).
-    if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) previous[key] = a;
+    // Equal as JSON: the same value, or the same lists and plain objects (each key in the same order),
+    // checked without writing them out; anything else as JSON, which decides.
+    if (!sameJson(a, b) && JSON.stringify(a) !== JSON.stringify(b)) previous[key] = a;
   }
   return previous;
 }
