@@ -36,17 +36,32 @@ export class ImportBankStatementHandler implements ICommandHandler<ImportBankSta
     await this.statements.create({ tenantId, id, format, createdAt: this.clock.now() });
     const tally = new BankFileTally();
     let batch: StagedCredit[] = [];
-    for await (const item of this.reader.read(format, file)) {
-      const credit = tally.add(item);
-      if (tally.tooManyErrors) throw new BankFileRejectedError(`more than ${MAX_ENTRY_ERRORS} entries could not be read: not a ${format} file this service can import`);
-      if (!credit) continue;
-      batch.push({ ...credit, key: entryKey(credit) });
-      if (batch.length >= STAGE_BATCH) {
-        await this.statements.stage(tenantId, id, batch);
-        batch = [];
+    // One batch's INSERT in flight while the file's next batch is read (PostgreSQL and the parser on
+    // both cores), never more: at most two batches in memory, and the statements in file order.
+    let inFlight: Promise<void> = Promise.resolve();
+    const stage = async (credits: StagedCredit[]) => {
+      await inFlight;
+      inFlight = this.statements.stage(tenantId, id, credits);
+      inFlight.catch(() => undefined); // awaited below; a failure until then is not unhandled
+    };
+    try {
+      for await (const item of this.reader.read(format, file)) {
+        const credit = tally.add(item);
+        if (tally.tooManyErrors) throw new BankFileRejectedError(`more than ${MAX_ENTRY_ERRORS} entries could not be read: not a ${format} file this service can import`);
+        if (!credit) continue;
+        batch.push({ ...credit, key: entryKey(credit) });
+        if (batch.length >= STAGE_BATCH) {
+          await stage(batch);
+          batch = [];
+        }
       }
+      await stage(batch);
+    } finally {
+      // Nothing else runs on the transaction's connection until the last INSERT is answered (a file
+      // refused halfway: its error is the one thrown, the transaction is rolled back after this).
+      await inFlight.catch(() => undefined);
     }
-    await this.statements.stage(tenantId, id, batch);
+    await inFlight;
     const staged = await this.statements.finishStaging(tenantId, id, tally);
     // Nothing to pay: done now (bank_statement.completed with the 202).
     return tally.credits === 0 ? ((await this.statements.complete(tenantId, id, this.clock.now())) ?? staged) : staged;
