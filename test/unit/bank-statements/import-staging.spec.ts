@@ -6,7 +6,7 @@ import { Clock } from '../../../src/shared/domain/clock';
 
 const credit = (position: number): BankFileItem => ({
   kind: 'credit',
-  entry: { position, account: 'DE89370400440532013000', bankEntryId: `E${position}`, amount: 100, currency: 'eur', bookingDate: '2026-11-06', payer: { name: null, account: null, bankId: null }, reference: null, remittance: [], method: null },
+  entry: { position, account: 'DE89370400440532013000', bankEntryId: `E${position}`, amount: 100, currency: 'eur', bookingDate: '2026-11-06', payer: { name: null, account: null, bankId: null }, reference: null, remittance: [] },
 });
 
 /** A repository whose staging INSERTs are answered only when the test says so. */
