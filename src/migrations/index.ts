@@ -25,6 +25,7 @@ import { CustomerFiguresGuardWhen1764650000100 } from './1764650000100-customer-
 import { CustomerFiguresMovedPerStatement1764700000000 } from './1764700000000-customer-figures-moved-per-statement';
 import { PaymentFiguresMovedPerStatement1764700000100 } from './1764700000100-payment-figures-moved-per-statement';
 import { FigureChecksInTheTrigger1764700000200 } from './1764700000200-figure-checks-in-the-trigger';
+import { FigureMovesPlannedOnce1764700000300 } from './1764700000300-figure-moves-planned-once';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   CustomerFiguresMovedPerStatement1764700000000,
   PaymentFiguresMovedPerStatement1764700000100,
   FigureChecksInTheTrigger1764700000200,
+  FigureMovesPlannedOnce1764700000300,
 ];
