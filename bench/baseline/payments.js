@@ -5,7 +5,7 @@
  * events — as plain pg statements in one transaction; the 201 is the payment as written.
  *
  * The statements are the service's, in its order (sql.js says where each comes from):
- *   START TRANSACTION (sent with the first statement) · customer (when given; with its matching lock when it will be matched) ·
+ *   START TRANSACTION · customer (when given; with its matching lock when it will be matched) ·
  *   tenant settings (first request per tenant only; the service caches them too) · advisory lock
  *   per customer identified by matching · candidate queries (named invoices; the customer's pool for
  *   rules 3–5; payer keys) · invoices FOR UPDATE · UPDATE each invoice (+ write-offs, its ledger
@@ -23,7 +23,6 @@ const DIST = '../../dist';
 const { Payment } = require(`${DIST}/modules/payments/domain/payment.aggregate`);
 const { presentPayment } = require(`${DIST}/modules/payments/domain/payment.snapshot`);
 const { presentWrittenPayment } = require(`${DIST}/modules/payments/infrastructure/written-payment`);
-const { BeginWithStatement, BEGIN_TRANSACTION } = require(`${DIST}/shared/infrastructure/database/begin-with-statement`);
 const { Invoice } = require(`${DIST}/modules/invoicing/domain/invoice.aggregate`);
 const { CashApplication } = require(`${DIST}/modules/payments/domain/cash-application.service`);
 const { CashMatchingPolicy } = require(`${DIST}/modules/payments/domain/matching/cash-matching.policy`);
@@ -342,17 +341,9 @@ class HttpError extends Error {
 /** RecordPaymentHandler + the auto-match handler + the repositories' writes, in one transaction; the payment as written. */
 async function recordPayment(pool, tenantId, input) {
   const client = await pool.connect();
-  // As the unit of work: BEGIN goes with the transaction's first statement (one round trip), and a
-  // transaction that sent nothing sends no COMMIT or ROLLBACK.
-  let beginPending = true;
-  const tq = (name, text, values) => {
-    if (!beginPending) return client.query({ name, text, values });
-    beginPending = false;
-    const statement = new BeginWithStatement(BEGIN_TRANSACTION, { name, text, values });
-    client.query(statement);
-    return statement.done;
-  };
+  const tq = (name, text, values) => client.query({ name, text, values });
   try {
+    await client.query('START TRANSACTION ISOLATION LEVEL READ COMMITTED');
     const customerId = input.customer_id ?? null;
     let currency = input.currency === undefined ? undefined : normalizeCurrency(input.currency);
     if (customerId !== null) {
@@ -392,10 +383,10 @@ async function recordPayment(pool, tenantId, input) {
     await w.writeNewIfUnwritten(payment);
     await w.paymentMovements(payment);
     await w.writeOutbox();
-    if (!beginPending) await client.query('COMMIT');
+    await client.query('COMMIT');
     return payment.toSnapshot();
   } catch (e) {
-    if (!beginPending) await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   } finally {
     client.release();

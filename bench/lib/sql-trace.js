@@ -12,8 +12,6 @@ if (file) {
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function traced(config, ...rest) {
     const text = typeof config === 'string' ? config : config?.text;
-    // A transaction's first statement sent with its BEGIN (BeginWithStatement): BEGIN first.
-    if (typeof config?.begin === 'string') appendFileSync(file, `${JSON.stringify(config.begin)}\n`);
     if (text) appendFileSync(file, `${JSON.stringify(text)}\n`);
     return query.call(this, config, ...rest);
   };

@@ -1,5 +1,4 @@
 import { Client } from 'pg';
-import { BeginWithStatement } from '../../../src/shared/infrastructure/database/begin-with-statement';
 import { LOOKUP_SQL } from '../../../src/shared/infrastructure/idempotency/idempotency.interceptor';
 import { expectProblem, TestApp, TestTenant } from '../../support/test-app';
 
@@ -110,20 +109,14 @@ describe('Idempotency-Key', () => {
       const q = args[0];
       const result = (original as any).apply(this, args);
       if (typeof q !== 'object' || q?.text !== LOOKUP_SQL || q.values?.[2] !== 'key-raced') return result;
-      const commitFirst = async (res: unknown) => {
+      return result.then(async (res: unknown) => {
         await app.query(
           `INSERT INTO idempotency_keys (tenant_id, key, request_hash, response_status, response_body, response_headers, created_at, expires_at)
            VALUES ($1, 'key-raced', 'first', 201, '{"first": true}', '{}', now(), now() + interval '1 hour')`,
           [acme.tenant_id],
         );
         return res;
-      };
-      // The transaction's first statement goes with its BEGIN: the unit of work awaits its `done`.
-      if (q instanceof BeginWithStatement) {
-        (q as { done: Promise<unknown> }).done = q.done.then(commitFirst);
-        return result;
-      }
-      return result.then(commitFirst);
+      });
     });
     try {
       const res = await create(acme, 'key-raced', body);

@@ -6,7 +6,6 @@ import { DataSource, EntityManager, QueryRunner, QueryRunnerAlreadyReleasedError
 import { DomainEvent } from '../../domain/aggregate-root';
 import { TransactionalEventHandler, TransactionalEvents } from '../../application/transactional-events';
 import { CommitWrite, OutboxWriter } from '../outbox/outbox.writer';
-import { BEGIN_TRANSACTION, BeginWithStatement } from './begin-with-statement';
 import { databaseFailure } from './database-errors';
 
 interface TransactionContext {
@@ -21,8 +20,6 @@ interface TransactionContext {
   committed: (() => void)[];
   /** Written with the outbox's statement, just before commit (see `writeAtCommit`). */
   atCommit: CommitWrite[];
-  /** BEGIN not sent yet: it goes with the transaction's first statement (see `deferBegin`). */
-  beginPending: boolean;
 }
 
 /** A statement text's prepared-statement name and whether it only reads. */
@@ -49,35 +46,29 @@ const TEXTS_REMEMBERED = 2_000;
 
 /** The prepared statements of each pooled connection, least recently used first. */
 const preparedOn = new WeakMap<object, Map<string, true>>();
-export { BEGIN_TRANSACTION };
+/**
+ * Every transaction's isolation level, set by its first statement. TypeORM's
+ * `startTransaction(level)` sends START TRANSACTION and SET TRANSACTION ISOLATION LEVEL as two
+ * round trips while the transaction holds its pooled connection; this is one.
+ */
+export const BEGIN_TRANSACTION = 'START TRANSACTION ISOLATION LEVEL READ COMMITTED';
 
 /**
- * Opens the runner's transaction without a round trip of its own: TypeORM keeps the transaction's
- * state (active, depth) and its subscribers' events, but BEGIN_TRANSACTION (its isolation level
- * set by the same statement) is sent later, with the transaction's first statement — in the same write when
- * that statement is the unit of work's (BeginWithStatement), or just before it when it goes through
- * TypeORM's runner. A transaction that sends nothing sends no COMMIT or ROLLBACK either. Returns
- * the function that restores the runner's own `query`.
+ * Starts the runner's transaction with BEGIN_TRANSACTION. TypeORM keeps the transaction's
+ * state (active, depth) and its subscribers' events; only the text of its one START
+ * TRANSACTION statement is replaced, and no level is passed, so no SET statement follows.
  */
-export function deferBegin(runner: QueryRunner, ctx: { beginPending: boolean }): () => void {
+export async function beginTransaction(runner: QueryRunner): Promise<void> {
   const own = Object.prototype.hasOwnProperty.call(runner, 'query');
-  const query = runner.query as (...args: unknown[]) => Promise<unknown>;
-  runner.query = (async (sql: string, ...rest: unknown[]) => {
-    if (sql === 'START TRANSACTION') {
-      ctx.beginPending = true;
-      return undefined;
-    }
-    if (ctx.beginPending) {
-      if (sql === 'COMMIT' || sql === 'ROLLBACK') return undefined; // nothing was begun
-      ctx.beginPending = false;
-      await query.call(runner, BEGIN_TRANSACTION);
-    }
-    return query.call(runner, sql, ...rest);
-  }) as QueryRunner['query'];
-  return () => {
-    if (own) runner.query = query as QueryRunner['query'];
+  const query = runner.query;
+  runner.query = ((sql: string, ...rest: unknown[]) =>
+    (query as (...args: unknown[]) => Promise<unknown>).call(runner, sql === 'START TRANSACTION' ? BEGIN_TRANSACTION : sql, ...rest)) as QueryRunner['query'];
+  try {
+    await runner.startTransaction();
+  } finally {
+    if (own) runner.query = query;
     else delete (runner as { query?: unknown }).query;
-  };
+  }
 }
 
 type NamedClient = Pick<PoolClient, 'query'> & { connection?: { parsedStatements?: Record<string, string> } };
@@ -88,7 +79,7 @@ type NamedClient = Pick<PoolClient, 'query'> & { connection?: { parsedStatements
  * DEALLOCATEd and node-postgres is told it is gone (its per-connection record of parsed
  * statements, which decides whether to send Parse again).
  */
-async function runNamed(client: PoolClient, name: string, sql: string, params: unknown[], begin?: string) {
+async function runNamed(client: PoolClient, name: string, sql: string, params: unknown[]) {
   const named = client as unknown as NamedClient;
   let lru = preparedOn.get(client);
   if (!lru) preparedOn.set(client, (lru = new Map()));
@@ -108,10 +99,7 @@ async function runNamed(client: PoolClient, name: string, sql: string, params: u
     }
     lru.set(name, true);
   }
-  if (begin === undefined) return client.query({ name, text: sql, values: params });
-  const statement = new BeginWithStatement(begin, { name, text: sql, values: params });
-  void client.query(statement as never);
-  return statement.done;
+  return client.query({ name, text: sql, values: params });
 }
 
 /**
@@ -152,7 +140,7 @@ export class UnitOfWork implements TransactionalEvents {
   async query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
     const ctx = this.storage.getStore();
     const statement = this.statement(sql);
-    if (ctx) return this.prepared(ctx, statement.name, sql, params);
+    if (ctx) return this.prepared(ctx.runner, statement.name, sql, params);
     if (!statement.plainRead) return this.dataSource.manager.query(sql, params);
     const client = await this.pool().connect();
     // A connection lost while checked out reports an 'error' event; the pool's listener is off meanwhile.
@@ -192,14 +180,10 @@ export class UnitOfWork implements TransactionalEvents {
   }
 
   /** A named statement on the transaction's connection, its result shaped like TypeORM's ([rows, count] for UPDATE and DELETE). */
-  private async prepared(ctx: TransactionContext, name: string, sql: string, params: unknown[]): Promise<any> {
-    const runner = ctx.runner;
+  private async prepared(runner: QueryRunner, name: string, sql: string, params: unknown[]): Promise<any> {
     if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
     const client = (await runner.connect()) as PoolClient;
-    // The transaction's first statement carries its BEGIN (deferBegin).
-    const begin = ctx.beginPending ? BEGIN_TRANSACTION : undefined;
-    ctx.beginPending = false;
-    const raw = await runNamed(client, name, sql, params, begin);
+    const raw = await runNamed(client, name, sql, params);
     return raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows;
   }
 
@@ -224,17 +208,14 @@ export class UnitOfWork implements TransactionalEvents {
     if (this.storage.getStore()) return work();
     for (let attempt = 1; ; attempt++) {
       const runner = this.dataSource.createQueryRunner();
-      const ctx: TransactionContext = {
-        runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [], atCommit: [], beginPending: false,
-      };
-      const restore = deferBegin(runner, ctx);
       try {
         await runner.connect();
         // Inside the try: a BEGIN that fails (a connection the server just closed) still gives
         // the pooled connection back, or the pool would shrink by one for good.
-        await runner.startTransaction();
+        await beginTransaction(runner);
+        const ctx: TransactionContext = { runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [], atCommit: [] };
         const result = await this.storage.run(ctx, work);
-        await this.outbox.write((sql, params) => this.prepared(ctx, this.statement(sql).name, sql, params), ctx.outbox, ctx.atCommit);
+        await this.outbox.write((sql, params) => this.prepared(runner, this.statement(sql).name, sql, params), ctx.outbox, ctx.atCommit);
         await runner.commitTransaction();
         for (const callback of ctx.committed) callback();
         return result;
@@ -247,7 +228,6 @@ export class UnitOfWork implements TransactionalEvents {
         }
         throw error;
       } finally {
-        restore();
         await runner.release().catch(() => undefined);
       }
     }
