@@ -26,6 +26,7 @@ import { CustomerFiguresMovedPerStatement1764700000000 } from './1764700000000-c
 import { PaymentFiguresMovedPerStatement1764700000100 } from './1764700000100-payment-figures-moved-per-statement';
 import { FigureChecksInTheTrigger1764700000200 } from './1764700000200-figure-checks-in-the-trigger';
 import { FigureMovesPlannedOnce1764700000300 } from './1764700000300-figure-moves-planned-once';
+import { BankEntryKeysWrittenOnce1764940000000 } from './1764940000000-bank-entry-keys-written-once';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   PaymentFiguresMovedPerStatement1764700000100,
   FigureChecksInTheTrigger1764700000200,
   FigureMovesPlannedOnce1764700000300,
+  BankEntryKeysWrittenOnce1764940000000,
 ];

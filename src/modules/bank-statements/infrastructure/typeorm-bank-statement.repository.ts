@@ -184,14 +184,9 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
             SET status = CASE WHEN u.payment_id IS NOT NULL THEN 'created' WHEN u.rejected THEN 'rejected' ELSE 'existing' END, payment_id = u.payment_id
            FROM unnest($3::int[], $4::text[], $11::boolean[]) AS u (position, payment_id, rejected)
           WHERE e.tenant_id = $1 AND e.statement_id = $2 AND e.position = u.position AND e.status = 'pending'
-         RETURNING e.position, e.account, e.entry_key, e.payment_id),
-       -- By the key's primary key (account, entry_key), which the entry carries: bank_entry_keys has
-       -- no index by statement and position, and a scan of it per group made an import quadratic.
-       keyed AS (
-         UPDATE bank_entry_keys k SET payment_id = d.payment_id
-           FROM done d
-          WHERE k.tenant_id = $1 AND k.account = d.account AND k.entry_key = d.entry_key
-            AND k.statement_id = $2 AND k.position = d.position AND d.payment_id IS NOT NULL)
+         RETURNING 1)
+       -- The entry holds its payment; its identity key (claimed in this transaction) is not written
+       -- again (ADR 0046).
        UPDATE bank_statements SET entries_processed = entries_processed + (SELECT count(*) FROM done),
               payments_created = payments_created + $5, payments_existing = payments_existing + $6,
               matched = matched + $7, needs_review = needs_review + $8, unmatched = unmatched + $9, errors = errors || $10::jsonb
