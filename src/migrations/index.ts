@@ -27,6 +27,7 @@ import { PaymentFiguresMovedPerStatement1764700000100 } from './1764700000100-pa
 import { FigureChecksInTheTrigger1764700000200 } from './1764700000200-figure-checks-in-the-trigger';
 import { FigureMovesPlannedOnce1764700000300 } from './1764700000300-figure-moves-planned-once';
 import { BankEntryKeysWrittenOnce1764940000000 } from './1764940000000-bank-entry-keys-written-once';
+import { BankStatementTallies1764940000100 } from './1764940000100-bank-statement-tallies';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   FigureChecksInTheTrigger1764700000200,
   FigureMovesPlannedOnce1764700000300,
   BankEntryKeysWrittenOnce1764940000000,
+  BankStatementTallies1764940000100,
 ];

@@ -22,10 +22,10 @@ describe('bank import bookkeeping', () => {
       '\n',
     );
 
-  /** Runs `work` with `table` refusing `UPDATE`s (a trigger of the test's own), removed after. */
-  async function refusingUpdates<T>(table: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` with `table` refusing `UPDATE`s (`when`: those of them; a trigger of the test's own), removed after. */
+  async function refusingUpdates<T>(table: string, work: () => Promise<T>, when = 'true'): Promise<T> {
     await app.query(`CREATE FUNCTION test_refuse_update() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'test: % updated', TG_TABLE_NAME; END $$`);
-    await app.query(`CREATE TRIGGER test_refuse_update BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION test_refuse_update()`);
+    await app.query(`CREATE TRIGGER test_refuse_update BEFORE UPDATE ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION test_refuse_update()`);
     try {
       return await work();
     } finally {
@@ -51,5 +51,49 @@ describe('bank import bookkeeping', () => {
       [tenant.tenant_id, done.id],
     );
     expect(linked).toBe(30);
+  });
+
+  it('keeps the parts\' counts off the import row until it completes: no stream waits for another\'s commit there', async () => {
+    // Refused: any update of a processing import's counts after its file was staged.
+    const counts = ['entries_processed', 'payments_created', 'payments_existing', 'matched', 'needs_review', 'unmatched', 'errors'];
+    const when = `OLD.entries_total = NEW.entries_total AND NEW.status = 'processing' AND (${counts.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ')})`;
+    const done = await refusingUpdates(
+      'bank_statements',
+      async () => {
+        const posted = await postFile(app, tenant, 'csv', `${csv(30, 'TALLY')}\n2026-11-01,0.001,USD,too precise,Payer,,TALLY-BAD`);
+        expect(posted.status).toBe(202);
+        return completed(app, tenant, posted.body.id, 30_000);
+      },
+      when,
+    );
+    expect(done).toMatchObject({ entries_total: 31, entries_processed: 31, payments_created: 30, payments_existing: 0, matched: 0, unmatched: 30 });
+    expectCountsAddUp(done);
+    // Folded at completion: nothing left beside the row, and GET shows what the row holds.
+    expect(await app.query(`SELECT 1 FROM bank_statement_tallies WHERE tenant_id = $1 AND statement_id = $2`, [tenant.tenant_id, done.id])).toEqual([]);
+    const [row] = await app.query(`SELECT entries_processed, payments_created, unmatched, errors FROM bank_statements WHERE tenant_id = $1 AND id = $2`, [tenant.tenant_id, done.id]);
+    expect(row).toEqual({ entries_processed: 31, payments_created: 30, unmatched: 30, errors: done.errors });
+  });
+
+  it('shows a processing import\'s progress from its parts\' tallies, errors in file order', async () => {
+    const [{ id }] = await app.query(
+      `INSERT INTO bank_statements (tenant_id, id, format, status, entries_total, entries_skipped, entries_processed, errors, created_at)
+       VALUES ($1, 'bst_01jz0000000000000000000000', 'csv', 'processing', 10, 1, 2, '[{"entry": 1, "code": "invalid_amount", "message": "staged"}]', now())
+       RETURNING id`,
+      [tenant.tenant_id],
+    );
+    // Two parts' tallies, inserted out of file order (streams commit in any order).
+    await app.query(
+      `INSERT INTO bank_statement_tallies (tenant_id, statement_id, first_position, entries_processed, payments_created, payments_existing, matched, needs_review, unmatched, errors)
+       VALUES ($1, $2, 7, 3, 2, 0, 1, 0, 1, '[{"entry": 9, "code": "invalid_entry", "message": "b"}]'),
+              ($1, $2, 3, 2, 1, 1, 0, 1, 0, '[{"entry": 4, "code": "invalid_entry", "message": "a"}]')`,
+      [tenant.tenant_id, id],
+    );
+    const shown = (await app.get(`/api/v1/bank-statements/${id}`, tenant.token)).body;
+    expect(shown).toMatchObject({ status: 'processing', entries_total: 10, entries_processed: 7, payments_created: 3, payments_existing: 1, entries_skipped: 1, matched: 1, needs_review: 1, unmatched: 1 });
+    expect(shown.errors.map((e: any) => e.entry)).toEqual([1, 4, 9]);
+    const listed = (await app.get(`/api/v1/bank-statements?status=processing`, tenant.token)).body.data.find((s: any) => s.id === id);
+    expect(listed).toEqual(shown);
+    await app.query(`DELETE FROM bank_statement_tallies WHERE tenant_id = $1 AND statement_id = $2`, [tenant.tenant_id, id]);
+    await app.query(`DELETE FROM bank_statements WHERE tenant_id = $1 AND id = $2`, [tenant.tenant_id, id]);
   });
 });

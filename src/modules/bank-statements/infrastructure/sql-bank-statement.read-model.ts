@@ -6,7 +6,7 @@ import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work
 import { KeysetColumn, keysetCondition, keysetOrder, keysetValue, parseListParams, toPage } from '../../../shared/infrastructure/query/keyset';
 import { BankStatementJson } from '../domain/bank-statement';
 import { BankStatementReadModel, ListBankStatementsFilters } from '../domain/bank-statement.read-model';
-import { BANK_STATEMENT_COLUMNS, BankStatementRow, presentBankStatement } from './bank-statement.sql';
+import { BANK_STATEMENT_FROM, BANK_STATEMENT_READ_COLUMNS, BankStatementRow, presentBankStatement } from './bank-statement.sql';
 
 const STATUSES = ['processing', 'completed'];
 /** Served by bank_statements_created_idx (tenant_id, created_at, id). */
@@ -20,7 +20,7 @@ export class SqlBankStatementReadModel extends BankStatementReadModel {
 
   async get(tenantId: string, id: string): Promise<BankStatementJson> {
     if (!isValidId(id, 'bst')) throw new NotFoundError('Bank statement', id);
-    const [row] = await this.uow.query<BankStatementRow>(`SELECT ${BANK_STATEMENT_COLUMNS} FROM bank_statements s WHERE s.tenant_id = $1 AND s.id = $2`, [
+    const [row] = await this.uow.query<BankStatementRow>(`SELECT ${BANK_STATEMENT_READ_COLUMNS} FROM ${BANK_STATEMENT_FROM} WHERE s.tenant_id = $1 AND s.id = $2`, [
       tenantId,
       id,
     ]);
@@ -42,7 +42,7 @@ export class SqlBankStatementReadModel extends BankStatementReadModel {
     }
     where.push(keysetCondition(CREATED_AT, 's.id', sort, list.cursor, params));
     const rows = await this.uow.query<BankStatementRow & { _keyset_value: string }>(
-      `SELECT ${BANK_STATEMENT_COLUMNS}, ${keysetValue(CREATED_AT)} FROM bank_statements s
+      `SELECT ${BANK_STATEMENT_READ_COLUMNS}, ${keysetValue(CREATED_AT)} FROM ${BANK_STATEMENT_FROM}
         WHERE ${where.join(' AND ')}
         ORDER BY ${keysetOrder(CREATED_AT, 's.id', sort)}
         LIMIT ${list.limit + 1}`,

@@ -4,7 +4,7 @@ import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work
 import { BankFileFormat } from '../domain/bank-entry';
 import { BANK_STATEMENT_COMPLETED, BankEntryProblem, BankStatementJson, ImportedMatchStatus } from '../domain/bank-statement';
 import { BankStatementRepository, ProcessedCredit, StagedCredit } from '../domain/bank-statement.repository';
-import { BANK_STATEMENT_COLUMNS, BankStatementRow, presentBankStatement } from './bank-statement.sql';
+import { BANK_STATEMENT_COLUMNS, BankStatementRow, presentBankStatement, TALLIES_FOLDED, TALLIES_OF } from './bank-statement.sql';
 
 interface EntryRow {
   position: number;
@@ -174,23 +174,20 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
       processed.filter((p) => (status === 'matched_or_partial' ? p.matchStatus === 'matched' || p.matchStatus === 'partial' : p.matchStatus === status)).length;
     const created = processed.filter((p) => p.paymentId !== null);
     const rejected = processed.flatMap((p) => (p.error ? [p.error] : []));
-    // The commit-time figure checks of the group's rows now, before the import row is locked for its
-    // counters: a concurrent stream of the import (ADR 0037) waits for that lock only while this
-    // transaction commits, not while its checks run. No row they check is written after this.
-    await this.uow.query('SET CONSTRAINTS ALL IMMEDIATE');
+    // The part's counts go to a row of its own (bank_statement_tallies, ADR 0046), not to the
+    // import row: the window's other stream never waits for this transaction to commit.
     await this.uow.query(
       `WITH done AS (
          UPDATE bank_statement_entries e
             SET status = CASE WHEN u.payment_id IS NOT NULL THEN 'created' WHEN u.rejected THEN 'rejected' ELSE 'existing' END, payment_id = u.payment_id
            FROM unnest($3::int[], $4::text[], $11::boolean[]) AS u (position, payment_id, rejected)
           WHERE e.tenant_id = $1 AND e.statement_id = $2 AND e.position = u.position AND e.status = 'pending'
-         RETURNING 1)
+         RETURNING e.position)
        -- The entry holds its payment; its identity key (claimed in this transaction) is not written
-       -- again (ADR 0046).
-       UPDATE bank_statements SET entries_processed = entries_processed + (SELECT count(*) FROM done),
-              payments_created = payments_created + $5, payments_existing = payments_existing + $6,
-              matched = matched + $7, needs_review = needs_review + $8, unmatched = unmatched + $9, errors = errors || $10::jsonb
-        WHERE tenant_id = $1 AND id = $2`,
+       -- again (ADR 0046). Keyed by the first entry recorded here: each entry is recorded once.
+       INSERT INTO bank_statement_tallies (tenant_id, statement_id, first_position, entries_processed, payments_created, payments_existing,
+                                           matched, needs_review, unmatched, errors)
+       SELECT $1, $2, min(d.position), count(*), $5, $6, $7, $8, $9, $10::jsonb FROM done d HAVING count(*) > 0`,
       [
         tenantId,
         statementId,
@@ -208,14 +205,17 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
   }
 
   async complete(tenantId: string, id: string, at: Date): Promise<BankStatementJson | null> {
-    const [row] = await returned<BankStatementRow>(
-      this.uow.query(
-      `UPDATE bank_statements s SET status = 'completed', completed_at = $3, lease_owner = NULL, lease_until = NULL
-        WHERE s.tenant_id = $1 AND s.id = $2 AND s.status = 'processing'
-          AND NOT EXISTS (SELECT 1 FROM bank_statement_entries e WHERE e.tenant_id = $1 AND e.statement_id = $2 AND e.status = 'pending')
-       RETURNING ${BANK_STATEMENT_COLUMNS}`,
+    // The parts' tallies folded into the import row (whose CHECK then holds the totals) and deleted.
+    const [row] = await this.uow.query<BankStatementRow>(
+      `WITH completed AS (
+         UPDATE bank_statements s SET status = 'completed', completed_at = $3, lease_owner = NULL, lease_until = NULL, ${TALLIES_FOLDED}
+           FROM ${TALLIES_OF('$1', '$2')} t
+          WHERE s.tenant_id = $1 AND s.id = $2 AND s.status = 'processing'
+            AND NOT EXISTS (SELECT 1 FROM bank_statement_entries e WHERE e.tenant_id = $1 AND e.statement_id = $2 AND e.status = 'pending')
+         RETURNING ${BANK_STATEMENT_COLUMNS}),
+       folded AS (DELETE FROM bank_statement_tallies x WHERE x.tenant_id = $1 AND x.statement_id = $2 AND EXISTS (SELECT 1 FROM completed))
+       SELECT * FROM completed`,
       [tenantId, id, at],
-      ),
     );
     if (!row) return null;
     const json = presentBankStatement(row);
