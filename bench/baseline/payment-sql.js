@@ -9,6 +9,7 @@ const { sql } = require('./sql');
 const { openInvoiceSql } = require('../../dist/shared/infrastructure/query/receivable.sql');
 const { MAX_SUGGESTIONS } = require('../../dist/modules/payments/domain/matching/cash-matching.policy');
 const { COMBINATION_POOL_SIZE } = require('../../dist/modules/payments/domain/matching/combination-search');
+const { combinedOutboxStatement } = require('../../dist/shared/infrastructure/outbox/outbox.sql');
 
 // src/modules/payments/infrastructure/sql-match-candidate.source.ts
 const COLUMNS = `id, number, customer_id, currency, status, amount_due, to_char(due_date, 'YYYY-MM-DD') AS due_on,
@@ -72,17 +73,16 @@ const paymentSql = {
   settings: `SELECT t.id AS tenant, s.tenant_id, s.timezone, s.short_pay_tolerance_amount::text AS amount,
        (s.short_pay_tolerance_percent * 10000)::bigint::text AS percent_scaled,
        s.payer_name_matching, s.reminders_enabled, s.reminder_days FROM tenants t LEFT JOIN tenant_settings s ON s.tenant_id = t.id WHERE t.id = $1`,
-  // TypeormPaymentRepository.writeNew: a recorded payment's one write, once matching has decided, with its applications
-  insertPayment: (added) => {
-    const insert = `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
+  // TypeormPaymentRepository.writeNew: a recorded payment's one write, once matching has decided, and its applications
+  // (two writes held back, UnitOfWork.writeBehind)
+  insertPayment: `INSERT INTO payments (tenant_id, id, customer_id, amount, amount_applied, currency, payment_date, method, reference, remittance,
                              status, auto_match, match_status, match_rule, match_suggestions, metadata, version, created_at, updated_at,
                              payer_name, payer_account, payer_bank_id, bank_entry_id, customer_source, amount_refunded, match_write_offs)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, $17, $18, $19, $20, $21, $22, $23, $24,
-               $25, $26::jsonb)`;
-    if (added === 0) return insert;
-    const tuples = Array.from({ length: added }, (_, k) => `(${APPLICATION_TYPES.map((t, i) => `$${27 + k * 8 + i}${t}`).join(', ')})`).join(', ');
-    return `WITH inserted AS (${insert} RETURNING 1)
-           INSERT INTO payment_applications (${APPLICATION_COLUMNS})
+               $25, $26::jsonb)`,
+  insertApplications: (added) => {
+    const tuples = Array.from({ length: added }, (_, k) => `(${APPLICATION_TYPES.map((t, i) => `$${1 + k * 8 + i}${t}`).join(', ')})`).join(', ');
+    return `INSERT INTO payment_applications (${APPLICATION_COLUMNS})
            SELECT v.* FROM (VALUES ${tuples}) AS v (${APPLICATION_COLUMNS})`;
   },
   // AdvisoryCustomerMatchingLock.lock
@@ -141,6 +141,8 @@ const paymentSql = {
   ledgerPost: sql.ledgerPost,
   // OutboxWriter.write: the transaction's events in one statement, with its NOTIFY
   outbox: sql.outboxInsert,
+  // OutboxWriter.write with writes (UnitOfWork.writeBehind, writeAtCommit): the service's own combination
+  combined: combinedOutboxStatement,
   // SqlPaymentReadModel.get
   getPayment: `SELECT ${PAYMENT_COLUMNS}, ${PAYMENT_REFUNDS_COLUMN}, a.id AS app_id, a.invoice_id AS app_invoice_id, i.number AS app_invoice_number, a.amount AS app_amount,
               a.source AS app_source, a.applied_at AS app_applied_at, a.reversed_at AS app_reversed_at

@@ -31,6 +31,7 @@ const { dateInTimeZone } = require(`${DIST}/modules/settings/domain/time-zone`);
 const { Money, normalizeCurrency } = require(`${DIST}/shared/domain/money`);
 const { newId, isValidId } = require(`${DIST}/shared/domain/ids`);
 const { DomainError } = require(`${DIST}/shared/domain/domain-error`);
+const { createHash } = require('node:crypto');
 const { paymentSql: sql } = require('./payment-sql');
 
 const MAX_DECISIONS = 3;
@@ -162,12 +163,14 @@ async function tenantSettings(tq, tenantId) {
  * One transaction's writes, in the order the service's repositories make them: `outbox` collects
  * the events (written in one statement before commit, as the unit of work does).
  */
-function writer(tq, outbox) {
+function writer(tq, outbox, pending) {
   const unwritten = new WeakSet();
+  // UnitOfWork.writeBehind: held back until the next statement (tq sends them first) or the outbox's.
+  const writeBehind = (write) => pending.push(write);
   const postLedger = (e) =>
     e.debit === 0 && e.credit === 0
       ? undefined
-      : tq('ledger_post', sql.ledgerPost, [e.tenantId, newId('led'), e.customerId, e.entryDate, e.type, e.sourceType, e.sourceId, e.reference, e.description, e.debit, e.credit, new Date()]);
+      : writeBehind({ sql: sql.ledgerPost, params: [e.tenantId, newId('led'), e.customerId, e.entryDate, e.type, e.sourceType, e.sourceId, e.reference, e.description, e.debit, e.credit, new Date()] });
 
   async function paymentMovements(payment) {
     for (const m of payment.pullMovements()) {
@@ -205,8 +208,12 @@ function writer(tq, outbox) {
         s.payer?.name ?? null, s.payer?.account ?? null, s.payer?.bankId ?? null, s.bankEntryId, s.customerSource,
         payment.amountRefunded.amount, writeOffsJson(s.match.writeOffs),
       ];
-      for (const a of added) params.push(s.tenantId, a.id, s.id, a.invoiceId, a.amount, a.source, a.appliedAt, a.reversedAt);
-      await tq(`payment_insert_${added.length}`, sql.insertPayment(added.length), params);
+      writeBehind({ sql: sql.insertPayment, params });
+      if (added.length > 0) {
+        const values = [];
+        for (const a of added) values.push(s.tenantId, a.id, s.id, a.invoiceId, a.amount, a.source, a.appliedAt, a.reversedAt);
+        writeBehind({ sql: sql.insertApplications(added.length), params: values });
+      }
       payment.markApplicationsSaved();
       return true;
     },
@@ -238,12 +245,17 @@ function writer(tq, outbox) {
     async saveInvoice(invoice) {
       const s = invoice.toSnapshot();
       if (s.version === invoice.expectedVersion) return;
-      const { rows } = await tq('invoice_update', sql.updateInvoice, [s.tenantId, s.id, invoice.expectedVersion, ...invoiceUpdateValues(s)]);
-      if (rows.length === 0) throw Object.assign(new Error(`Invoice ${s.number} was changed concurrently; retry.`), { status: 409 });
+      writeBehind({
+        sql: sql.updateInvoice,
+        params: [s.tenantId, s.id, invoice.expectedVersion, ...invoiceUpdateValues(s)],
+        written: (rows) => {
+          if (rows === 0) throw Object.assign(new Error(`Invoice ${s.number} was changed concurrently; retry.`), { status: 409 });
+        },
+      });
       invoice.markPersisted();
       const writeOffs = invoice.pullWriteOffs();
       if (writeOffs.length > 0) {
-        await tq('invoice_write_offs', sql.insertWriteOffs, [s.tenantId, s.id, writeOffs.map((w) => w.id), writeOffs.map((w) => w.amount), writeOffs.map((w) => w.reason), writeOffs.map((w) => w.createdAt)]);
+        writeBehind({ sql: sql.insertWriteOffs, params: [s.tenantId, s.id, writeOffs.map((w) => w.id), writeOffs.map((w) => w.amount), writeOffs.map((w) => w.reason), writeOffs.map((w) => w.createdAt)] });
       }
       for (const m of invoice.pullMovements()) {
         await postLedger({ tenantId: s.tenantId, customerId: s.customerId, entryDate: m.date, type: m.type, sourceType: 'invoice', sourceId: s.id, reference: s.number, description: m.description, debit: m.debit, credit: m.credit });
@@ -251,6 +263,14 @@ function writer(tq, outbox) {
       outbox.push(...invoice.pullEvents());
     },
     async writeOutbox() {
+      if (pending.length > 0) {
+        // OutboxWriter.write with writes: the held-back writes and the events in one statement.
+        const writes = pending.splice(0);
+        const { sql: text, params } = sql.combined(outbox, writes);
+        const { rows: [row] } = await tq(statementName(text), text, params);
+        writes.forEach((w, i) => w.written?.(row[`w${i}`]));
+        return;
+      }
       if (outbox.length === 0) return;
       await tq('outbox_insert', sql.outbox, [
         outbox.map((e) => e.tenantId), outbox.map(() => newId('evt')), outbox.map((e) => e.type), outbox.map((e) => e.aggregateType),
@@ -338,10 +358,30 @@ class HttpError extends Error {
   }
 }
 
+/** A prepared statement's name for a text that varies (a combination of writes). */
+const statementName = (text) => `pay_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+
 /** RecordPaymentHandler + the auto-match handler + the repositories' writes, in one transaction; the payment as written. */
 async function recordPayment(pool, tenantId, input) {
   const client = await pool.connect();
-  const tq = (name, text, values) => client.query({ name, text, values });
+  /** Writes held back (UnitOfWork.writeBehind): sent before the next statement, one alone, several in one. */
+  const pending = [];
+  const send = (name, text, values) => client.query({ name, text, values });
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const writes = pending.splice(0);
+    if (writes.length === 1) {
+      const result = await send(statementName(writes[0].sql), writes[0].sql, writes[0].params);
+      return writes[0].written?.(result.rowCount ?? result.rows.length);
+    }
+    const { sql: text, params } = sql.combined([], writes);
+    const { rows: [row] } = await send(statementName(text), text, params);
+    writes.forEach((w, i) => w.written?.(row[`w${i}`]));
+  };
+  const tq = async (name, text, values) => {
+    await flush();
+    return send(name, text, values);
+  };
   try {
     await client.query('START TRANSACTION ISOLATION LEVEL READ COMMITTED');
     const customerId = input.customer_id ?? null;
@@ -376,7 +416,7 @@ async function recordPayment(pool, tenantId, input) {
       at: at.now,
     });
     const outbox = [];
-    const w = writer(tq, outbox);
+    const w = writer(tq, outbox, pending);
     w.recordNew(payment);
     await autoMatch(tq, w, payment, settings);
     // Not saved by matching (auto_match none, unmatched): written now; then what its movements leave.

@@ -44,6 +44,10 @@ describe('POST /payments: database round trips', () => {
     return (m ? `${m[1] ? 'WITH ' : ''}${m[2]}` : s.slice(0, 40)).replace(/^\(/, '');
   };
 
+  /** The writes of a combined statement, in its order: each CTE's first words. */
+  const writesOf = (sql: string) =>
+    [...sql.replace(/\s+/g, ' ').matchAll(/\b\w+ AS \( ?(INSERT INTO \w+|UPDATE \w+)/g)].map((m) => m[1]);
+
   /**
    * The tenant-settings cache connects its LISTEN connection on first use and trusts nothing until
    * it is up (every request reads tenant_settings meanwhile); a busy machine can take longer to
@@ -76,11 +80,16 @@ describe('POST /payments: database round trips', () => {
       // The payment's row waits for matching: written once, as it ends up, with its applications.
       'SELECT id, number, customer_id, currency, status, amount_due, to_char(due_date, \'YYYY-MM-DD\') AS due_on, dispute_status IS NOT DISTINCT FROM \'open\' AS disputed FROM invoices',
       expect.stringMatching(/^SELECT i\.tenant_id, .* FROM invoices$/),
-      'UPDATE invoices', // the customer's figures follow in its trigger
-      'WITH INSERT INTO payments', // and its new applications
-      'INSERT INTO ledger_entries', // the customer's balance follows in its trigger
+      // The writes, held back until commit, go out with the outbox's rows: one statement.
       'WITH INSERT INTO outbox',
       'COMMIT', // the 201 is the payment as written: no read of it after commit
+    ]);
+    expect(writesOf(sent[sent.length - 2])).toEqual([
+      'INSERT INTO outbox',
+      'UPDATE invoices', // the customer's figures follow in its trigger, at the statement's end
+      'INSERT INTO payments', // written once, as matching left it
+      'INSERT INTO payment_applications',
+      'INSERT INTO ledger_entries', // the customer's balance follows in its trigger
     ]);
     // Parsed and planned once per connection: every statement but the transaction's own is a named
     // prepared statement (the outbox insert too: one text whatever the number of events).
@@ -103,13 +112,17 @@ describe('POST /payments: database round trips', () => {
       'SELECT c.currency, pg_advisory_xact_lock(hashtextextended($3, 0)) AS locked FROM customers',
       'SELECT id, number, customer_id, currency, status, amount_due, to_char(due_date, \'YYYY-MM-DD\') AS due_on, dispute_status IS NOT DISTINCT FROM \'open\' AS disputed FROM invoices',
       expect.stringMatching(/^SELECT i\.tenant_id, .* FROM invoices$/),
-      'UPDATE invoices',
-      'WITH INSERT INTO payments',
-      'INSERT INTO ledger_entries',
-      'WITH INSERT INTO outbox', // and the response stored under the key
+      'WITH INSERT INTO outbox', // the writes, and the response stored under the key
       'COMMIT',
     ]);
-    expect(sent[sent.length - 2]).toMatch(/INSERT INTO idempotency_keys/);
+    expect(writesOf(sent[sent.length - 2])).toEqual([
+      'INSERT INTO outbox',
+      'UPDATE invoices',
+      'INSERT INTO payments',
+      'INSERT INTO payment_applications',
+      'INSERT INTO ledger_entries',
+      'INSERT INTO idempotency_keys',
+    ]);
 
     sent.length = 0;
     const replay = await r.payment({ customer_id: c.id, amount: 8_000 }, { 'idempotency-key': `pay-${c.id}` });

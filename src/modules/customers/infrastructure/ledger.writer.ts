@@ -71,10 +71,12 @@ export class LedgerWriter {
     if (entry.debit > 0 && entry.credit > 0) throw ValidationError.field('debit', 'a ledger entry is a debit or a credit, not both');
     if (entry.debit === 0 && entry.credit === 0) return null;
     const id = newId('led');
-    await this.uow.query(
-      `INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
+    // A new row nothing reads in the transaction before its next statement: held back and sent with
+    // it, or with the commit's statement (UnitOfWork.writeBehind); the balance follows at its end.
+    await this.uow.writeBehind({
+      sql: `INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
+      params: [
         entry.tenantId,
         id,
         entry.customerId,
@@ -88,7 +90,7 @@ export class LedgerWriter {
         entry.credit,
         this.clock.now(),
       ],
-    );
+    });
     return id;
   }
 }

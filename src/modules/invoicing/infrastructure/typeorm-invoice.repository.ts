@@ -16,6 +16,17 @@ const SETTLEMENT_COLUMNS = new Set<string>(['status', 'amount_paid', 'amount_wri
 const UNCOMPARED = new Set<string>(['line_items', 'metadata']);
 const sameValue = (a: unknown, b: unknown) => (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b);
 
+/** The error an invoice's insert or update answers for a key it broke (undefined: not one of these). */
+function invoiceWriteFailure(error: unknown, s: InvoiceSnapshot): Error | undefined {
+  const constraint = (error as { constraint?: string }).constraint;
+  if (constraint === 'invoices_number_key') return new ConflictError(`An invoice numbered ${s.number} already exists.`);
+  // The customer's currency changed after it was read (the key checks it under the customer's lock).
+  if (constraint === 'invoices_customer_currency_fkey') {
+    return new ConflictError(`The currency of customer ${s.customerId} is no longer ${s.currency}: it changed while this request ran; retry.`);
+  }
+  return undefined;
+}
+
 /**
  * Raw SQL on the unit of work's transaction. `FOR UPDATE OF i` locks the invoice row only
  * (not its customer); several rows are locked in id order so concurrent lockers queue
@@ -73,47 +84,46 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
     const s = invoice.toSnapshot();
     if (!invoice.isNew && s.version === invoice.expectedVersion) return; // nothing changed
     const values = InvoiceMapper.toValues(s);
-    try {
-      if (invoice.isNew) {
+    if (invoice.isNew) {
+      try {
         await this.uow.query(
           `INSERT INTO invoices (${INVOICE_COLUMNS.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
           values,
         );
-      } else {
-        const byColumn = new Map(INVOICE_COLUMNS.map((c, i) => [c as string, values[i]]));
-        const params: unknown[] = [s.tenantId, s.id, invoice.expectedVersion];
-        const sets = UPDATABLE.map((c) => {
-          params.push(byColumn.get(c));
-          return `${c} = $${params.length}`;
-        });
-        // An UPDATE answers [rows, rowCount] (TypeORM's shape, kept by the unit of work).
-        const [rows] = (await this.uow.query(
-          `UPDATE invoices SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 AND version = $3 RETURNING id`,
+      } catch (error) {
+        throw invoiceWriteFailure(error, s) ?? error;
+      }
+    } else {
+      const byColumn = new Map(INVOICE_COLUMNS.map((c, i) => [c as string, values[i]]));
+      const params: unknown[] = [s.tenantId, s.id, invoice.expectedVersion];
+      const sets = UPDATABLE.map((c) => {
+        params.push(byColumn.get(c));
+        return `${c} = $${params.length}`;
+      });
+      // The row is this transaction's (locked, version-checked): the update is held back and goes
+      // out with the transaction's next statement or its commit (UnitOfWork.writeBehind).
+      await this.uow.writeBehind(
+        {
+          sql: `UPDATE invoices SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 AND version = $3 RETURNING id`,
           params,
-        )) as unknown as [unknown[], number];
-        if (rows.length === 0) throw new ConflictError(`Invoice ${s.number} was changed concurrently; retry.`);
-      }
-    } catch (error) {
-      const constraint = (error as { constraint?: string }).constraint;
-      if (constraint === 'invoices_number_key') {
-        throw new ConflictError(`An invoice numbered ${s.number} already exists.`);
-      }
-      // The customer's currency changed after it was read (the key checks it under the customer's lock).
-      if (constraint === 'invoices_customer_currency_fkey') {
-        throw new ConflictError(`The currency of customer ${s.customerId} is no longer ${s.currency}: it changed while this request ran; retry.`);
-      }
-      throw error;
+          written: (rows) => {
+            if (rows === 0) throw new ConflictError(`Invoice ${s.number} was changed concurrently; retry.`);
+          },
+          failed: (error) => invoiceWriteFailure(error, s),
+        },
+        `invoice:${s.tenantId}:${s.id}`,
+      );
     }
     invoice.markPersisted();
     const writeOffs = invoice.pullWriteOffs();
     if (writeOffs.length > 0) {
-      // The figure guard checks at commit that amount_written_off is the sum of these rows.
-      await this.uow.query(
-        `INSERT INTO invoice_write_offs (tenant_id, id, invoice_id, amount, reason, created_at)
+      // The figure guard checks at commit that amount_written_off is the sum of these rows (new rows: held back too).
+      await this.uow.writeBehind({
+        sql: `INSERT INTO invoice_write_offs (tenant_id, id, invoice_id, amount, reason, created_at)
          SELECT $1, w.id, $2, w.amount, w.reason, w.created_at
            FROM unnest($3::text[], $4::bigint[], $5::text[], $6::timestamptz[]) AS w (id, amount, reason, created_at)`,
-        [s.tenantId, s.id, writeOffs.map((w) => w.id), writeOffs.map((w) => w.amount), writeOffs.map((w) => w.reason), writeOffs.map((w) => w.createdAt)],
-      );
+        params: [s.tenantId, s.id, writeOffs.map((w) => w.id), writeOffs.map((w) => w.amount), writeOffs.map((w) => w.reason), writeOffs.map((w) => w.createdAt)],
+      });
     }
     for (const m of invoice.pullMovements()) {
       await this.ledger.post(invoiceLedgerEntry(s, m));

@@ -11,6 +11,12 @@ import { APPLICATIONS_SQL, ApplicationRow, PAYMENT_COLUMNS, PaymentMapper, Payme
 
 const identity = (tenantId: string, id: string) => `payment:${tenantId}:${id}`;
 
+/** The customer's currency changed after it was read: the key that includes it refuses the row (migration 1763801200200). */
+function currencyChanged(error: unknown): Error | undefined {
+  if ((error as { constraint?: string }).constraint !== 'payments_customer_currency_fkey') return undefined;
+  return new ConflictError(`The customer's currency changed while this request ran; retry the request.`);
+}
+
 const APPLICATION_COLUMNS = 'tenant_id, id, payment_id, invoice_id, amount, source, applied_at, reversed_at';
 
 /**
@@ -97,14 +103,19 @@ export class TypeormPaymentRepository extends PaymentRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15::jsonb, $16::jsonb, $17, $18, $19, $20, $21, $22, $23, $24,
                $25, $26::jsonb)`;
     const added = payment.applicationChanges.added;
-    // The applications in the same statement (one round trip); their keys are checked at its end, the payment row in place.
-    const sql =
-      added.length === 0
-        ? insert
-        : `WITH inserted AS (${insert} RETURNING 1)
-           INSERT INTO payment_applications (${APPLICATION_COLUMNS})
-           SELECT v.* FROM (VALUES ${applicationTuples(payment, added, params)}) AS v (${APPLICATION_COLUMNS})`;
-    await this.write(() => this.uow.query(sql, params));
+    // New rows (the payment's and its applications'), nothing in the transaction reads them before
+    // its next statement: held back and sent with it, or with the commit's statement (the invoices'
+    // updates, the ledger line, the outbox), one round trip for all (UnitOfWork.writeBehind). The
+    // applications' keys are checked at the end of that statement, the payment row in it.
+    await this.uow.writeBehind({ sql: insert, params, failed: currencyChanged });
+    if (added.length > 0) {
+      const values: unknown[] = [];
+      await this.uow.writeBehind({
+        sql: `INSERT INTO payment_applications (${APPLICATION_COLUMNS})
+           SELECT v.* FROM (VALUES ${applicationTuples(payment, added, values)}) AS v (${APPLICATION_COLUMNS})`,
+        params: values,
+      });
+    }
   }
 
   async insertMany(payments: readonly Payment[]): Promise<void> {
@@ -207,15 +218,11 @@ export class TypeormPaymentRepository extends PaymentRepository {
     await this.afterWrite(payment);
   }
 
-  /** The customer's currency changed after it was read: the key that includes it refuses the row (migration 1763801200200). */
   private async write<T>(statement: () => Promise<T>): Promise<T> {
     try {
       return await statement();
     } catch (error) {
-      if ((error as { constraint?: string }).constraint === 'payments_customer_currency_fkey') {
-        throw new ConflictError(`The customer's currency changed while this request ran; retry the request.`);
-      }
-      throw error;
+      throw currencyChanged(error) ?? error;
     }
   }
 

@@ -5,7 +5,7 @@ import { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager, QueryRunner, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { DomainEvent } from '../../domain/aggregate-root';
 import { TransactionalEventHandler, TransactionalEvents } from '../../application/transactional-events';
-import { CommitWrite, OutboxWriter } from '../outbox/outbox.writer';
+import { CommitWrite, failure, OutboxWriter } from '../outbox/outbox.writer';
 import { databaseFailure } from './database-errors';
 
 interface TransactionContext {
@@ -20,6 +20,9 @@ interface TransactionContext {
   committed: (() => void)[];
   /** Written with the outbox's statement, just before commit (see `writeAtCommit`). */
   atCommit: CommitWrite[];
+  /** Held back until the transaction's next statement or its commit (see `writeBehind`), with their rows' keys. */
+  pending: CommitWrite[];
+  pendingKeys: Set<string>;
 }
 
 /** A statement text's prepared-statement name and whether it only reads. */
@@ -72,6 +75,18 @@ export async function beginTransaction(runner: QueryRunner): Promise<void> {
 }
 
 type NamedClient = Pick<PoolClient, 'query'> & { connection?: { parsedStatements?: Record<string, string> } };
+
+/**
+ * Makes every statement TypeORM sends on the runner (its manager's reads and writes, SAVEPOINT…)
+ * send the unit of work's held-back writes first, as `query()` does (ROLLBACK TO SAVEPOINT too); not ROLLBACK, which drops them.
+ */
+function flushFirst(runner: QueryRunner, flush: () => Promise<void>): void {
+  const query = runner.query;
+  runner.query = (async (sql: string, ...rest: unknown[]) => {
+    if (!/^\s*ROLLBACK\s*$/i.test(sql)) await flush();
+    return (query as (...args: unknown[]) => Promise<unknown>).call(runner, sql, ...rest);
+  }) as QueryRunner['query'];
+}
 
 /**
  * Runs `sql` as the named statement `name` on `client`, keeping at most PREPARED_PER_CONNECTION
@@ -140,7 +155,10 @@ export class UnitOfWork implements TransactionalEvents {
   async query<T = any>(sql: string, params: unknown[] = []): Promise<T[]> {
     const ctx = this.storage.getStore();
     const statement = this.statement(sql);
-    if (ctx) return this.prepared(ctx.runner, statement.name, sql, params);
+    if (ctx) {
+      await this.flush(ctx);
+      return this.prepared(ctx.runner, statement.name, sql, params);
+    }
     if (!statement.plainRead) return this.dataSource.manager.query(sql, params);
     const client = await this.pool().connect();
     // A connection lost while checked out reports an 'error' event; the pool's listener is off meanwhile.
@@ -181,10 +199,39 @@ export class UnitOfWork implements TransactionalEvents {
 
   /** A named statement on the transaction's connection, its result shaped like TypeORM's ([rows, count] for UPDATE and DELETE). */
   private async prepared(runner: QueryRunner, name: string, sql: string, params: unknown[]): Promise<any> {
+    const raw = await this.preparedRaw(runner, name, sql, params);
+    return raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows;
+  }
+
+  private async preparedRaw(runner: QueryRunner, name: string, sql: string, params: unknown[]) {
     if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
     const client = (await runner.connect()) as PoolClient;
-    const raw = await runNamed(client, name, sql, params);
-    return raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows;
+    return runNamed(client, name, sql, params);
+  }
+
+  /**
+   * Sends the writes held back (writeBehind) before the transaction's next statement: one alone as
+   * its own text, several as one statement (OutboxWriter's combination, without events).
+   */
+  private async flush(ctx: TransactionContext): Promise<void> {
+    if (ctx.pending.length === 0) return;
+    const writes = ctx.pending.splice(0);
+    ctx.pendingKeys.clear();
+    if (writes.length > 1) return this.outbox.write(this.runnerOf(ctx.runner), [], writes);
+    const [w] = writes;
+    let rows: number;
+    try {
+      const raw = await this.preparedRaw(ctx.runner, this.statement(w.sql).name, w.sql, w.params);
+      rows = raw.rowCount ?? raw.rows.length;
+    } catch (error) {
+      throw failure(error, writes);
+    }
+    w.written?.(rows);
+  }
+
+  /** Runs a statement on the transaction's connection as a named prepared statement. */
+  private runnerOf(runner: QueryRunner) {
+    return (sql: string, params: unknown[]) => this.prepared(runner, this.statement(sql).name, sql, params);
   }
 
   /** The pg pool TypeORM itself draws connections from (one pool, one size limit). */
@@ -213,9 +260,15 @@ export class UnitOfWork implements TransactionalEvents {
         // Inside the try: a BEGIN that fails (a connection the server just closed) still gives
         // the pooled connection back, or the pool would shrink by one for good.
         await beginTransaction(runner);
-        const ctx: TransactionContext = { runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [], atCommit: [] };
+        const ctx: TransactionContext = {
+          runner, manager: runner.manager, depth: 0, outbox: [], identities: new Map(), committed: [], atCommit: [], pending: [], pendingKeys: new Set(),
+        };
+        flushFirst(runner, () => this.flush(ctx));
         const result = await this.storage.run(ctx, work);
-        await this.outbox.write((sql, params) => this.prepared(runner, this.statement(sql).name, sql, params), ctx.outbox, ctx.atCommit);
+        // The writes held back go out with the outbox's rows and the commit writes: one statement.
+        const writes = [...ctx.pending.splice(0), ...ctx.atCommit];
+        ctx.pendingKeys.clear();
+        await this.outbox.write(this.runnerOf(runner), ctx.outbox, writes);
         await runner.commitTransaction();
         for (const callback of ctx.committed) callback();
         return result;
@@ -268,6 +321,25 @@ export class UnitOfWork implements TransactionalEvents {
     const ctx = this.storage.getStore();
     if (!ctx) throw new Error('UnitOfWork.writeAtCommit() called outside a transaction');
     ctx.atCommit.push(write);
+  }
+
+  /**
+   * A write of rows nothing in this transaction reads before its next statement (new rows, or a
+   * row this transaction holds locked): held back and sent together with the writes held back
+   * after it, before the transaction's next statement of any kind (a read sees it), or with the
+   * outbox's statement at commit — one round trip for all of them instead of one each. Writes
+   * sent together do not see one another's rows (one statement, one snapshot), so each must
+   * stand alone: `key` names the row it changes, and a second write of the same row first sends
+   * what is held back. Their triggers and key checks run at the end of the statement they went
+   * out in; `failed` maps that statement's error, `written` checks the rows returned. Not sent
+   * if the transaction rolls back first.
+   */
+  async writeBehind(write: CommitWrite, key?: string): Promise<void> {
+    const ctx = this.storage.getStore();
+    if (!ctx) throw new Error('UnitOfWork.writeBehind() called outside a transaction');
+    if (key !== undefined && ctx.pendingKeys.has(key)) await this.flush(ctx);
+    ctx.pending.push(write);
+    if (key !== undefined) ctx.pendingKeys.add(key);
   }
 
   /** Registers a handler that runs inside the transaction that recorded `type`. */

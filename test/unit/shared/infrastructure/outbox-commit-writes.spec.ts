@@ -15,7 +15,10 @@ describe('OutboxWriter with commit writes', () => {
   const write = { sql: 'INSERT INTO k (a, b) VALUES ($1, $2) ON CONFLICT (a) DO UPDATE SET b = $2 RETURNING 1', params: ['x', 'y'] };
 
   it('one statement: the outbox rows first ($1-$7), each write a CTE with its parameters renumbered after them', () => {
-    const { sql, params } = combinedOutboxStatement([event('payment.created')], [write, { sql: 'UPDATE t SET n = $1 RETURNING 1', params: [3] }]);
+    const { sql, params } = combinedOutboxStatement([event('payment.created')], [
+      { ...write, written: () => undefined },
+      { sql: 'UPDATE t SET n = $1 RETURNING 1', params: [3], written: () => undefined },
+    ]);
     expect(sql.replace(/\s+/g, ' ')).toBe(
       'WITH written AS ( INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) ' +
         'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[]) RETURNING 1), ' +
@@ -28,11 +31,33 @@ describe('OutboxWriter with commit writes', () => {
   });
 
   it('without events: the writes alone, and no NOTIFY', () => {
-    const { sql, params } = combinedOutboxStatement([], [write]);
+    const { sql, params } = combinedOutboxStatement([], [{ ...write, written: () => undefined }]);
     expect(sql.replace(/\s+/g, ' ')).toBe(
       'WITH w0 AS (INSERT INTO k (a, b) VALUES ($1, $2) ON CONFLICT (a) DO UPDATE SET b = $2 RETURNING 1) SELECT (SELECT count(*) FROM w0)::int AS w0',
     );
     expect(params).toEqual(['x', 'y']);
+  });
+
+  it('counts the rows of the writes that ask (written) only: the others need no RETURNING', () => {
+    const ledger = { sql: 'INSERT INTO ledger_entries (a) VALUES ($1)', params: [1] };
+    expect(combinedOutboxStatement([], [ledger, { ...ledger }]).sql.replace(/\s+/g, ' ')).toBe(
+      'WITH w0 AS (INSERT INTO ledger_entries (a) VALUES ($1)), w1 AS (INSERT INTO ledger_entries (a) VALUES ($2)) SELECT 1 AS written',
+    );
+    expect(combinedOutboxStatement([event('payment.created')], [ledger]).sql.replace(/\s+/g, ' ')).toMatch(
+      /, w0 AS \(INSERT INTO ledger_entries \(a\) VALUES \(\$8\)\) SELECT pg_notify\('outbox', ''\) AS notified$/,
+    );
+  });
+
+  it('gives the statement\'s error to the writes\' failed(), the first that claims it mapping it', async () => {
+    const refused = Object.assign(new Error('fk'), { constraint: 'payments_customer_currency_fkey' });
+    const mapped = new Error('mapped');
+    const run = async () => {
+      throw refused;
+    };
+    await expect(
+      new OutboxWriter().write(run, [event('payment.created')], [{ ...write, failed: () => undefined }, { ...write, failed: (e) => (e === refused ? mapped : undefined) }]),
+    ).rejects.toBe(mapped);
+    await expect(new OutboxWriter().write(run, [], [write])).rejects.toBe(refused);
   });
 
   it('tells each write how many rows it returned; one that throws fails the statement\'s caller', async () => {

@@ -192,6 +192,97 @@ describe('UnitOfWork', () => {
     expect(() => uow.writeAtCommit({ sql: 'INSERT INTO x', params: [] })).toThrow(/outside a transaction/);
   });
 
+  it('holds back writeBehind writes and sends them with the outbox statement at commit, in order; none for a transaction that rolls back', async () => {
+    const { uow, log } = setup();
+    await uow.run(async () => {
+      await uow.query('SELECT 1');
+      await uow.writeBehind({ sql: 'UPDATE invoices', params: [] }, 'invoice:ten_1:inv_1');
+      await uow.writeBehind({ sql: 'INSERT INTO payments', params: [] });
+      uow.writeAtCommit({ sql: 'INSERT INTO idempotency_keys', params: [] });
+      await uow.writeBehind({ sql: 'INSERT INTO ledger_entries', params: [] });
+      await uow.publish([event('payment.created')]);
+    });
+    expect(log).toEqual([
+      BEGIN_TRANSACTION,
+      'SELECT 1',
+      'OUTBOX payment.created + UPDATE invoices + INSERT INTO payments + INSERT INTO ledger_entries + INSERT INTO idempotency_keys',
+      'COMMIT',
+    ]);
+
+    log.length = 0;
+    await expect(
+      uow.run(async () => {
+        await uow.writeBehind({ sql: 'INSERT INTO payments', params: [] });
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(log).toEqual([BEGIN_TRANSACTION, 'ROLLBACK']);
+    await expect(uow.writeBehind({ sql: 'INSERT INTO x', params: [] })).rejects.toThrow(/outside a transaction/);
+  });
+
+  it('sends the held-back writes before any other statement of the transaction: one alone, several in one statement', async () => {
+    const { uow, log, named } = setup();
+    const told: number[] = [];
+    await uow.run(async () => {
+      await uow.writeBehind({ sql: 'UPDATE invoices', params: [], written: (n) => told.push(n) });
+      await uow.query('SELECT amount_paid FROM invoices'); // reads what the update wrote
+      await uow.writeBehind({ sql: 'INSERT INTO payments', params: [] });
+      await uow.writeBehind({ sql: 'INSERT INTO ledger_entries', params: [] });
+      await uow.manager().query('SELECT balance FROM customers'); // TypeORM's path too
+      await uow.writeBehind({ sql: 'INSERT INTO refunds', params: [] });
+      await uow.manager().query('ROLLBACK TO SAVEPOINT typeorm_1'); // what it undoes goes first
+    });
+    expect(log).toEqual([
+      BEGIN_TRANSACTION,
+      'UPDATE invoices',
+      'SELECT amount_paid FROM invoices',
+      'OUTBOX  + INSERT INTO payments + INSERT INTO ledger_entries',
+      'SELECT balance FROM customers',
+      'INSERT INTO refunds',
+      'ROLLBACK TO SAVEPOINT typeorm_1',
+      'COMMIT',
+    ]);
+    expect(told).toEqual([1]);
+    expect(named[0]).toMatch(/^uow_/); // alone: its own text, a named statement as before
+  });
+
+  it('sends what is held back before a second write of the same row (one statement would not see the first)', async () => {
+    const { uow, log } = setup();
+    await uow.run(async () => {
+      await uow.writeBehind({ sql: 'UPDATE invoices SET a', params: [] }, 'invoice:ten_1:inv_1');
+      await uow.writeBehind({ sql: 'INSERT INTO ledger_entries', params: [] });
+      await uow.writeBehind({ sql: 'UPDATE invoices SET b', params: [] }, 'invoice:ten_1:inv_2');
+      await uow.writeBehind({ sql: 'UPDATE invoices SET c', params: [] }, 'invoice:ten_1:inv_1');
+    });
+    expect(log).toEqual([
+      BEGIN_TRANSACTION,
+      'OUTBOX  + UPDATE invoices SET a + INSERT INTO ledger_entries + UPDATE invoices SET b',
+      'OUTBOX  + UPDATE invoices SET c',
+      'COMMIT',
+    ]);
+  });
+
+  it('a held-back write sent alone maps its own error (failed) and checks its rows (written)', async () => {
+    const { uow } = setup();
+    const refused = Object.assign(new Error('violates foreign key'), { constraint: 'payments_customer_currency_fkey' });
+    const mapped = new Error('mapped');
+    const fail = jest.fn().mockRejectedValueOnce(refused);
+    const failing = uow.run(async () => {
+      const client = (await (uow as any).storage.getStore().runner.connect()) as { query: (q: unknown) => Promise<unknown> };
+      const query = client.query;
+      client.query = (q: unknown) => (typeof q === 'object' && (q as { text: string }).text === 'INSERT INTO payments' ? fail() : query(q));
+      await uow.writeBehind({ sql: 'INSERT INTO payments', params: [], failed: (e) => (e === refused ? mapped : undefined) });
+      await uow.query('SELECT 1');
+    });
+    await expect(failing).rejects.toBe(mapped);
+    await expect(
+      uow.run(async () => {
+        await uow.writeBehind({ sql: 'UPDATE invoices', params: [], written: () => { throw new Error('changed concurrently'); } });
+        await uow.query('SELECT 1');
+      }),
+    ).rejects.toThrow('changed concurrently');
+  });
+
   it('writes nothing to the outbox for a transaction that rolls back', async () => {
     const { uow, log, written } = setup();
     await expect(

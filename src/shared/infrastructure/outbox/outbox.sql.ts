@@ -1,0 +1,79 @@
+import { DomainEvent } from '../../domain/aggregate-root';
+import { newId } from '../../domain/ids';
+import { jsonArrayLiteral } from '../database/pg-array';
+
+/*
+ * The outbox's statements, without the framework around them (the raw-SQL baseline of the bench
+ * builds its statements with these too, so both send the same texts).
+ */
+
+export const OUTBOX_CHANNEL = 'outbox';
+
+/**
+ * Insert and notify in one round trip (a data-modifying CTE always runs to completion). One text
+ * whatever the number of events — their columns as arrays, inserted in array order, so `seq` follows
+ * the order they happened — so the unit of work runs it as a prepared statement, parsed and planned
+ * once per connection instead of once per transaction.
+ */
+export const OUTBOX_INSERT_SQL = `WITH written AS (
+         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[])
+         RETURNING 1)
+       SELECT pg_notify('${OUTBOX_CHANNEL}', '')`;
+
+/** The parameters of OUTBOX_INSERT_SQL for these events (each gets a new event id). */
+export function outboxInsertParams(events: readonly DomainEvent[]): unknown[] {
+  return [
+    events.map((e) => e.tenantId),
+    events.map(() => newId('evt')),
+    events.map((e) => e.type),
+    events.map((e) => e.aggregateType),
+    events.map((e) => e.aggregateId),
+    jsonArrayLiteral(events.map((e) => e.data)),
+    events.map((e) => e.occurredAt),
+  ];
+}
+
+/**
+ * A write the unit of work sends together with other writes in one statement (UnitOfWork.writeBehind,
+ * UnitOfWork.writeAtCommit): one data-modifying statement (INSERT, UPDATE; with `RETURNING` when
+ * `written` is given) whose `$n` parameters are `params` (it must have no `$` elsewhere, e.g. in
+ * literals: the numbers are shifted when it is combined) and no WITH of its own (a data-modifying
+ * CTE must be at the top level). `written` is told how many rows it returned and may throw to roll
+ * the transaction back; `failed` may turn the error of the statement it went out in into the one
+ * its caller would have raised had it been sent alone (undefined: not its error).
+ */
+export interface CommitWrite {
+  sql: string;
+  params: unknown[];
+  written?: (rows: number) => void;
+  failed?: (error: unknown) => unknown;
+}
+
+/**
+ * The outbox insert and the writes as one statement: each a data-modifying CTE (every one runs to
+ * completion, referenced or not; none sees another's rows, and every AFTER trigger and key check
+ * of them runs at the statement's end), the outbox's parameters first, then each write's,
+ * renumbered. The rows each write with `written` returned are counted in the answer (`w<i>`).
+ * One text per combination of writes, so it stays a prepared statement.
+ */
+export function combinedOutboxStatement(events: readonly DomainEvent[], writes: readonly CommitWrite[]): { sql: string; params: unknown[] } {
+  const params: unknown[] = events.length > 0 ? outboxInsertParams(events) : [];
+  const ctes: string[] = [];
+  const counts: string[] = [];
+  writes.forEach((w, i) => {
+    const offset = params.length;
+    ctes.push(`w${i} AS (${w.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`);
+    if (w.written) counts.push(`(SELECT count(*) FROM w${i})::int AS w${i}`);
+    params.push(...w.params);
+  });
+  if (events.length > 0) {
+    ctes.unshift(`written AS (
+         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[])
+         RETURNING 1)`);
+    counts.unshift(`pg_notify('${OUTBOX_CHANNEL}', '') AS notified`);
+  }
+  if (counts.length === 0) counts.push('1 AS written');
+  return { sql: `WITH ${ctes.join(', ')} SELECT ${counts.join(', ')}`, params };
+}
