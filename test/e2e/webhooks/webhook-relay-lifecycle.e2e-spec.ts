@@ -118,6 +118,44 @@ describe('webhook relay lifecycle', () => {
     }
   });
 
+  it('starts at most one pass over the outbox per WEBHOOK_RELAY_PASS_INTERVAL_MS however its commits spread', async () => {
+    // A short window and commits farther apart than it: without the interval, a pass for almost every commit.
+    const saved = { coalesce: process.env.WEBHOOK_RELAY_COALESCE_MS, interval: process.env.WEBHOOK_RELAY_PASS_INTERVAL_MS };
+    process.env.WEBHOOK_RELAY_COALESCE_MS = '10';
+    process.env.WEBHOOK_RELAY_PASS_INTERVAL_MS = '300';
+    const second = await TestApp.start({ databaseUrl: app.databaseUrl });
+    process.env.WEBHOOK_RELAY_COALESCE_MS = saved.coalesce;
+    if (saved.interval === undefined) delete process.env.WEBHOOK_RELAY_PASS_INTERVAL_MS;
+    else process.env.WEBHOOK_RELAY_PASS_INTERVAL_MS = saved.interval;
+    await app.app.get(WebhookRelay).stop(); // only the second instance fans out now
+    const arrivals: number[] = [];
+    const listener = new Client({ connectionString: app.databaseUrl });
+    try {
+      await subscribe(app, tenant, receiver.url('/spread'), ['dispute.resolved']);
+      await new Promise((r) => setTimeout(r, 400));
+      await listener.connect();
+      listener.on('notification', (n) => n.payload === '' && arrivals.push(Date.now()));
+      await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      const stats = second.app.get(WebhookRelay).stats;
+      const before = stats.fanOuts;
+      for (let i = 0; i < 20; i++) {
+        await emitEvent(app, tenant.tenant_id, 'dispute.resolved');
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      await receiver.waitForCount('/spread', 20, PROMPT);
+      await waitUntil(() => arrivals.length >= 20, PROMPT, 'the 20 notifications');
+      // Passes start at least 300 ms apart: bounded by the time the notifications spread over (+1 for
+      // the first, +1 for one arriving just as a pass starts, +1 for the connections' jitter). On an
+      // idle machine 20 commits 40 ms apart spread over about 800 ms: 5 passes at most, not 20.
+      const spread = arrivals[arrivals.length - 1] - arrivals[0];
+      expect(stats.fanOuts - before).toBeLessThanOrEqual(Math.floor(spread / 300) + 3);
+    } finally {
+      await listener.end();
+      await second.close();
+      app.app.get(WebhookRelay).start();
+    }
+  });
+
   it('does not start the relay when workers are disabled', async () => {
     const idle = await TestApp.start({ databaseUrl: app.databaseUrl, env: { WORKERS_ENABLED: 'false' } });
     try {

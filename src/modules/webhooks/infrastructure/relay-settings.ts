@@ -25,6 +25,13 @@ export interface RelaySettings {
   batchSize: number;
   /** after an outbox NOTIFY, how long to gather further commits before fanning out (0: at once) */
   coalesceMs: number;
+  /**
+   * passes over the outbox that commits' notifications start: at most one per this many ms (the
+   * window of a notification that comes sooner after the last pass lasts until then). Bounds what
+   * the fan-out costs per event under write load; an event waits at most this long (or coalesceMs)
+   * before its pass.
+   */
+  passIntervalMs: number;
   /** safety net for lost notifications and expired leases of crashed instances */
   pollIntervalMs: number;
   /** how long a claimed attempt belongs to its instance; longer than any attempt can take */
@@ -61,6 +68,7 @@ export function relaySettings(config: AppConfig, env: NodeJS.ProcessEnv = proces
     deadAfterMs: Math.max(int(env, 'WEBHOOK_RELAY_DEAD_AFTER_MS', heartbeatMs * 5), heartbeatMs * 2),
     batchSize: int(env, 'WEBHOOK_RELAY_BATCH_SIZE', 200),
     coalesceMs: int(env, 'WEBHOOK_RELAY_COALESCE_MS', 20, 0),
+    passIntervalMs: int(env, 'WEBHOOK_RELAY_PASS_INTERVAL_MS', 100, 0),
     pollIntervalMs: int(env, 'WEBHOOK_RELAY_POLL_MS', 10_000),
     // The lease must outlive the request timeout by a wide margin: an attempt is never
     // claimed again while its first sender may still be talking to the receiver.

@@ -90,13 +90,15 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
         if (payload === DELIVERIES_NOTICE) return this.wake();
         this.outboxDirty = true;
         // Every commit notifies; under load, waiting a few milliseconds fans out the events of many
-        // commits in one pass instead of a pass (three or four statements) per commit.
-        if (payload === undefined || this.settings.coalesceMs === 0) return this.wake();
+        // commits in one pass instead of a pass (seven statements with the claim that follows) per
+        // commit, and a window opened soon after the last pass lasts until passIntervalMs after it.
+        const wait = Math.max(this.settings.coalesceMs, this.lastFanOut + this.settings.passIntervalMs - Date.now());
+        if (payload === undefined || wait <= 0) return this.wake();
         this.coalesceTimer ??= setTimeout(() => {
           this.coalesceTimer = null;
           this.windowClosed = true;
           this.wake();
-        }, this.settings.coalesceMs);
+        }, wait);
       },
     });
     this.listener.start();
