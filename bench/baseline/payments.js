@@ -163,14 +163,18 @@ async function tenantSettings(tq, tenantId) {
  * One transaction's writes, in the order the service's repositories make them: `outbox` collects
  * the events (written in one statement before commit, as the unit of work does).
  */
-function writer(tq, outbox, pending) {
+function writer(tq, outbox, pending, flush) {
   const unwritten = new WeakSet();
-  // UnitOfWork.writeBehind: held back until the next statement (tq sends them first) or the outbox's.
-  const writeBehind = (write) => pending.push(write);
+  // UnitOfWork.writeBehind: held back until the next statement (tq sends them first) or the outbox's;
+  // a second write of the same key (a row, or the ledger: one line per statement) sends them first.
+  const writeBehind = async (write, key) => {
+    if (key !== undefined && pending.some((w) => w.key === key)) await flush();
+    pending.push({ ...write, key });
+  };
   const postLedger = (e) =>
     e.debit === 0 && e.credit === 0
       ? undefined
-      : writeBehind({ sql: sql.ledgerPost, params: [e.tenantId, newId('led'), e.customerId, e.entryDate, e.type, e.sourceType, e.sourceId, e.reference, e.description, e.debit, e.credit, new Date()] });
+      : writeBehind({ sql: sql.ledgerPost, params: [e.tenantId, newId('led'), e.customerId, e.entryDate, e.type, e.sourceType, e.sourceId, e.reference, e.description, e.debit, e.credit, new Date()] }, 'ledger_entries');
 
   async function paymentMovements(payment) {
     for (const m of payment.pullMovements()) {
@@ -208,11 +212,11 @@ function writer(tq, outbox, pending) {
         s.payer?.name ?? null, s.payer?.account ?? null, s.payer?.bankId ?? null, s.bankEntryId, s.customerSource,
         payment.amountRefunded.amount, writeOffsJson(s.match.writeOffs),
       ];
-      writeBehind({ sql: sql.insertPayment, params });
+      await writeBehind({ sql: sql.insertPayment, params });
       if (added.length > 0) {
         const values = [];
         for (const a of added) values.push(s.tenantId, a.id, s.id, a.invoiceId, a.amount, a.source, a.appliedAt, a.reversedAt);
-        writeBehind({ sql: sql.insertApplications(added.length), params: values });
+        await writeBehind({ sql: sql.insertApplications(added.length), params: values });
       }
       payment.markApplicationsSaved();
       return true;
@@ -245,17 +249,17 @@ function writer(tq, outbox, pending) {
     async saveInvoice(invoice) {
       const s = invoice.toSnapshot();
       if (s.version === invoice.expectedVersion) return;
-      writeBehind({
+      await writeBehind({
         sql: sql.updateInvoice,
         params: [s.tenantId, s.id, invoice.expectedVersion, ...invoiceUpdateValues(s)],
         written: (rows) => {
           if (rows === 0) throw Object.assign(new Error(`Invoice ${s.number} was changed concurrently; retry.`), { status: 409 });
         },
-      });
+      }, `invoice:${s.tenantId}:${s.id}`);
       invoice.markPersisted();
       const writeOffs = invoice.pullWriteOffs();
       if (writeOffs.length > 0) {
-        writeBehind({ sql: sql.insertWriteOffs, params: [s.tenantId, s.id, writeOffs.map((w) => w.id), writeOffs.map((w) => w.amount), writeOffs.map((w) => w.reason), writeOffs.map((w) => w.createdAt)] });
+        await writeBehind({ sql: sql.insertWriteOffs, params: [s.tenantId, s.id, writeOffs.map((w) => w.id), writeOffs.map((w) => w.amount), writeOffs.map((w) => w.reason), writeOffs.map((w) => w.createdAt)] });
       }
       for (const m of invoice.pullMovements()) {
         await postLedger({ tenantId: s.tenantId, customerId: s.customerId, entryDate: m.date, type: m.type, sourceType: 'invoice', sourceId: s.id, reference: s.number, description: m.description, debit: m.debit, credit: m.credit });
@@ -416,7 +420,7 @@ async function recordPayment(pool, tenantId, input) {
       at: at.now,
     });
     const outbox = [];
-    const w = writer(tq, outbox, pending);
+    const w = writer(tq, outbox, pending, flush);
     w.recordNew(payment);
     await autoMatch(tq, w, payment, settings);
     // Not saved by matching (auto_match none, unmatched): written now; then what its movements leave.

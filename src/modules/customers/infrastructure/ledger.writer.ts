@@ -73,6 +73,8 @@ export class LedgerWriter {
     const id = newId('led');
     // A new row nothing reads in the transaction before its next statement: held back and sent with
     // it, or with the commit's statement (UnitOfWork.writeBehind); the balance follows at its end.
+    // One line per statement (the key): the order of a statement's data-modifying CTEs is not
+    // defined, and `seq` keeps a customer's same-day lines in posting order.
     await this.uow.writeBehind({
       sql: `INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
@@ -90,7 +92,7 @@ export class LedgerWriter {
         entry.credit,
         this.clock.now(),
       ],
-    });
+    }, 'ledger_entries');
     return id;
   }
 }
