@@ -1,3 +1,6 @@
+import { TypeormBankStatementRepository } from '../../../src/modules/bank-statements/infrastructure/typeorm-bank-statement.repository';
+import { UnitOfWork } from '../../../src/shared/infrastructure/database/unit-of-work';
+import { OutboxWriter } from '../../../src/shared/infrastructure/outbox/outbox.writer';
 import { TestApp, TestTenant } from '../../support/test-app';
 import { completed, expectCountsAddUp, postFile } from './support';
 
@@ -94,6 +97,31 @@ describe('bank import bookkeeping', () => {
     const listed = (await app.get(`/api/v1/bank-statements?status=processing`, tenant.token)).body.data.find((s: any) => s.id === id);
     expect(listed).toEqual(shown);
     await app.query(`DELETE FROM bank_statement_tallies WHERE tenant_id = $1 AND statement_id = $2`, [tenant.tenant_id, id]);
+    await app.query(`DELETE FROM bank_statements WHERE tenant_id = $1 AND id = $2`, [tenant.tenant_id, id]);
+  });
+
+  it('renews a window\'s lease without waiting for the WAL flush at its commit; a group\'s own renewal keeps it', async () => {
+    const uow = new UnitOfWork(app.dataSource, new OutboxWriter());
+    const repository = new TypeormBankStatementRepository(uow);
+    const id = 'bst_01jz0000000000000000000001';
+    await app.query(
+      `INSERT INTO bank_statements (tenant_id, id, format, status, entries_total, lease_owner, lease_until, created_at)
+       VALUES ($1, $2, 'csv', 'processing', 0, 'worker-test', now(), now())`,
+      [tenant.tenant_id, id],
+    );
+    const renewed = (alone: boolean) =>
+      uow.run(async () => {
+        // (The test database may run without waiting for flushes: the transaction starts waiting.)
+        await uow.query(`SELECT set_config('synchronous_commit', 'on', true)`);
+        const held = await repository.renewLease(tenant.tenant_id, id, 'worker-test', 30, alone);
+        const [{ setting }] = await uow.query(`SELECT current_setting('synchronous_commit') AS setting`);
+        return { held, setting };
+      });
+    expect(await renewed(true)).toEqual({ held: true, setting: 'off' });
+    expect(await renewed(false)).toEqual({ held: true, setting: 'on' });
+    // A lease lost is still told (nothing renewed), whichever way.
+    await app.query(`UPDATE bank_statements SET lease_owner = 'worker-other' WHERE tenant_id = $1 AND id = $2`, [tenant.tenant_id, id]);
+    expect((await renewed(true)).held).toBe(false);
     await app.query(`DELETE FROM bank_statements WHERE tenant_id = $1 AND id = $2`, [tenant.tenant_id, id]);
   });
 });

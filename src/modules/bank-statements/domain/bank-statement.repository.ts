@@ -28,8 +28,12 @@ export abstract class BankStatementRepository {
 
   /** Takes an import no live worker holds (never leased, or its lease expired): any tenant's, oldest first. */
   abstract claimNext(owner: string, leaseSeconds: number): Promise<{ tenantId: string; id: string } | null>;
-  /** Extends this owner's lease and locks the import row for the transaction; false when the lease was lost. */
-  abstract renewLease(tenantId: string, id: string, owner: string, leaseSeconds: number): Promise<boolean>;
+  /**
+   * Extends this owner's lease and locks the import row for the transaction; false when the lease was lost.
+   * `alone`: the transaction does nothing else (a window's renewal), so its commit need not wait for
+   * the WAL flush — a renewal a crash loses only lets the lease run out sooner, and its worker is gone.
+   */
+  abstract renewLease(tenantId: string, id: string, owner: string, leaseSeconds: number, alone?: boolean): Promise<boolean>;
   /**
    * For one of several transactions working on the import at once (a window's streams): true when
    * this owner still holds the lease, which then cannot be taken over until the transaction ends

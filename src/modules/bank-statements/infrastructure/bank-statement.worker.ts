@@ -101,7 +101,7 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
    */
   private async window(tenantId: string, id: string): Promise<GroupOutcome> {
     const { bankImportLeaseSeconds: lease, bankImportGroupSize: size, bankImportStreams: streams } = this.config;
-    if (!(await this.uow.run(() => this.statements.renewLease(tenantId, id, this.owner, lease)))) return 'lease_lost';
+    if (!(await this.uow.run(() => this.statements.renewLease(tenantId, id, this.owner, lease, true)))) return 'lease_lost';
     // WINDOW_PARTS groups' worth per stream, in parts of about a group each, `streams` of them at a time:
     // the window's reads and plan (one core) come half as often per credit, and a stream that ends
     // first takes the next part instead of waiting for the slower one (ADR 0044).
