@@ -63,7 +63,7 @@ const S = {
   pending: `SELECT position, account, entry_key, bank_entry_id, amount, currency, to_char(booking_date, 'YYYY-MM-DD') AS booking_date, method,
               payer_name, payer_account, payer_bank_id, reference, remittance
          FROM bank_statement_entries
-        WHERE tenant_id = $1 AND statement_id = $2 AND status = 'pending'
+        WHERE tenant_id = $1 AND statement_id = $2 AND status = 'pending' AND position >= $4
         ORDER BY position LIMIT $3`,
   claim: `INSERT INTO bank_entry_keys (tenant_id, account, entry_key, statement_id, position)
        SELECT $1, u.account, u.entry_key, $2, u.position FROM unnest($3::text[], $4::text[], $5::int[]) AS u (account, entry_key, position)
@@ -235,10 +235,12 @@ const candidateOf = (i) => ({
   disputed: i.isDisputed,
 });
 
-async function processGroup(pg, tenantId, statementId, groupSize, settings) {
+/** `cursor.from`: every entry before it is processed (the service's worker reads on the same way, ADR 0046). */
+async function processGroup(pg, tenantId, statementId, groupSize, settings, cursor) {
   const q = (name, text, values) => pg.query({ name, text, values });
   await pg.query('START TRANSACTION ISOLATION LEVEL READ COMMITTED');
-  const { rows: credits } = await q('bst_pending', S.pending, [tenantId, statementId, groupSize]);
+  const { rows: credits } = await q('bst_pending', S.pending, [tenantId, statementId, groupSize, cursor.from]);
+  if (credits.length > 0) cursor.next = credits[credits.length - 1].position + 1;
   const done = { last: credits.length < groupSize };
   const outbox = [];
   if (credits.length > 0) {
@@ -435,6 +437,7 @@ async function processGroup(pg, tenantId, statementId, groupSize, settings) {
     await q('bst_outbox', S.outbox, [tenantId, outbox.map(() => newId('evt')), outbox.map((e) => e.type), outbox.map((e) => e.aggregateType), outbox.map((e) => e.aggregateId), outbox.map((e) => JSON.stringify(e.data)), outbox.map((e) => e.occurredAt)]);
   }
   await pg.query('COMMIT');
+  if (cursor.next !== undefined) cursor.from = cursor.next;
   return done.last;
 }
 
@@ -447,7 +450,8 @@ async function importFile(url, tenantId, file, groupSize) {
     const staged = Date.now();
     const settings = await tenantSettings(pg, tenantId);
     try {
-      while (!(await processGroup(pg, tenantId, statementId, groupSize, settings)));
+      const cursor = { from: 0 };
+      while (!(await processGroup(pg, tenantId, statementId, groupSize, settings, cursor)));
     } catch (error) {
       await pg.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -28,6 +28,7 @@ import { FigureChecksInTheTrigger1764700000200 } from './1764700000200-figure-ch
 import { FigureMovesPlannedOnce1764700000300 } from './1764700000300-figure-moves-planned-once';
 import { BankEntryKeysWrittenOnce1764940000000 } from './1764940000000-bank-entry-keys-written-once';
 import { BankStatementTallies1764940000100 } from './1764940000100-bank-statement-tallies';
+import { BankStatementEntriesUpdatedInPlace1764940000200 } from './1764940000200-bank-statement-entries-updated-in-place';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   FigureMovesPlannedOnce1764700000300,
   BankEntryKeysWrittenOnce1764940000000,
   BankStatementTallies1764940000100,
+  BankStatementEntriesUpdatedInPlace1764940000200,
 ];

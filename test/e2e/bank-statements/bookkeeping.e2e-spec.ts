@@ -124,4 +124,52 @@ describe('bank import bookkeeping', () => {
     expect((await renewed(true)).held).toBe(false);
     await app.query(`DELETE FROM bank_statements WHERE tenant_id = $1 AND id = $2`, [tenant.tenant_id, id]);
   });
+
+  it('records a staged entry in place (a HOT update: no index entry), and reads the pending ones from where the worker has reached', async () => {
+    const uow = new UnitOfWork(app.dataSource, new OutboxWriter());
+    const repository = new TypeormBankStatementRepository(uow);
+    const id = 'bst_01jz0000000000000000000002';
+    // Leased by no worker of the app (it must not take this import).
+    await app.query(
+      `INSERT INTO bank_statements (tenant_id, id, format, status, entries_total, lease_owner, lease_until, created_at)
+       VALUES ($1, $2, 'camt.053', 'processing', 60, 'worker-test', now() + interval '1 hour', now())`,
+      [tenant.tenant_id, id],
+    );
+    // Entries as wide as a camt.053's: payer, account, free text, two remittance lines.
+    const credits = Array.from({ length: 60 }, (_, i) => ({
+      position: i + 1,
+      account: 'DE89370400440532013000',
+      key: `id:HOT-2026-11-05-${String(i).padStart(6, '0')}-ABCDEFGHIJKLMNOP`,
+      bankEntryId: `HOT-2026-11-05-${String(i).padStart(6, '0')}-ABCDEFGHIJKLMNOP`,
+      amount: 125_000 + i,
+      currency: 'eur',
+      bookingDate: '2026-11-05',
+      payer: { name: `Müller & Söhne Handelsgesellschaft mbH ${i}`, account: `DE4450010517540732${String(i).padStart(4, '0')}`, bankId: 'INGDDEFFXXX' },
+      reference: `Rechnung INV-2026-${String(i).padStart(6, '0')} und INV-2026-${String(i + 1000).padStart(6, '0')} Kundennummer 4711-${i}`,
+      remittance: [
+        { invoiceNumber: `INV-2026-${String(i).padStart(6, '0')}`, amount: 100_000 },
+        { invoiceNumber: `INV-2026-${String(i + 1000).padStart(6, '0')}`, amount: 25_000 + i },
+      ],
+      method: 'other' as const,
+    }));
+    await uow.run(() => repository.stage(tenant.tenant_id, id, credits));
+
+    // Read from a position on: what lies before it is not read again.
+    expect((await uow.run(() => repository.pending(tenant.tenant_id, id, 5, undefined, 31))).map((c) => c.position)).toEqual([31, 32, 33, 34, 35]);
+
+    const updates = await uow.run(async () => {
+      await repository.recordProcessed(
+        tenant.tenant_id,
+        id,
+        credits.map((c) => ({ position: c.position, paymentId: null, matchStatus: null })),
+      );
+      const [row] = await uow.query(`SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables WHERE relname = 'bank_statement_entries'`);
+      return row;
+    });
+    // (The view may add this connection's earlier updates not yet reported: all of them HOT too.)
+    expect(updates.updated).toBeGreaterThanOrEqual(60);
+    expect(updates.hot).toBe(updates.updated);
+    expect(await uow.run(() => repository.pending(tenant.tenant_id, id, 5))).toEqual([]);
+    await app.query(`DELETE FROM bank_statement_tallies WHERE tenant_id = $1 AND statement_id = $2`, [tenant.tenant_id, id]);
+  });
 });

@@ -25,6 +25,12 @@ export class ProcessBankStatementGroupCommand {
     readonly positions?: readonly number[],
     /** the worker's reads for the window's credits (by position), for the group to decide on */
     readonly reads?: { named: ReadonlyMap<number, GroupReads['named'][number]>; payers: GroupReads['payers'] },
+    /**
+     * Where the worker's reading of the import has reached (ADR 0046): `from`, every entry before it
+     * processed, is where the group's pending credits are read from; the group sets `next`, where the
+     * next group may start once this one has committed (0: from the start again).
+     */
+    readonly cursor: { from: number; next?: number } = { from: 0 },
   ) {}
 }
 
@@ -44,10 +50,12 @@ export class ProcessBankStatementGroupHandler implements ICommandHandler<Process
     private readonly clock: Clock,
   ) {}
 
-  async execute({ tenantId, statementId, owner, leaseSeconds, groupSize, setWise, positions, reads }: ProcessBankStatementGroupCommand): Promise<GroupOutcome> {
+  async execute({ tenantId, statementId, owner, leaseSeconds, groupSize, setWise, positions, reads, cursor }: ProcessBankStatementGroupCommand): Promise<GroupOutcome> {
     const leased = positions ? await this.statements.holdLease(tenantId, statementId, owner) : await this.statements.renewLease(tenantId, statementId, owner, leaseSeconds);
     if (!leased) return 'lease_lost';
-    const credits = await this.statements.pending(tenantId, statementId, positions ? positions.length : groupSize, positions);
+    const credits = await this.statements.pending(tenantId, statementId, positions ? positions.length : groupSize, positions, cursor.from);
+    // Every pending entry from `from` to the last read is recorded below (or nothing commits).
+    cursor.next = credits.length > 0 && !positions ? credits[credits.length - 1].position + 1 : cursor.from;
     if (credits.length > 0) {
       const fresh = await this.statements.claimIdentities(tenantId, statementId, credits);
       const paying = credits.filter((c) => fresh.has(c.position));
@@ -77,7 +85,10 @@ export class ProcessBankStatementGroupHandler implements ICommandHandler<Process
       if (positions || credits.length === groupSize) return 'more';
     }
     if (positions) return 'more';
-    return (await this.statements.complete(tenantId, statementId, this.clock.now())) ? 'completed' : 'more';
+    if (await this.statements.complete(tenantId, statementId, this.clock.now())) return 'completed';
+    // Something before `from` is still pending after all (it cannot be, as the worker reads): read from the start again.
+    cursor.next = 0;
+    return 'more';
   }
 
   /** The per-entry path: one RecordPaymentCommand per credit, as POST /payments. */

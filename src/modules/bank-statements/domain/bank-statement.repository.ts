@@ -43,8 +43,11 @@ export abstract class BankStatementRepository {
   /** Gives an import back (the worker stops) so another can take it at once. */
   abstract release(tenantId: string, id: string, owner: string): Promise<void>;
 
-  /** The next pending credits, in file order; with `positions`, those of them still pending. */
-  abstract pending(tenantId: string, statementId: string, limit: number, positions?: readonly number[]): Promise<StagedCredit[]>;
+  /**
+   * The next pending credits at or after position `from`, in file order (every entry before `from`
+   * must be processed: the read starts there); with `positions`, those of them still pending.
+   */
+  abstract pending(tenantId: string, statementId: string, limit: number, positions?: readonly number[], from?: number): Promise<StagedCredit[]>;
   /**
    * Claims the credits' identities (§14): returns the positions whose identity was not imported
    * before — by an earlier import, or earlier in this file. Waits for a concurrent import that

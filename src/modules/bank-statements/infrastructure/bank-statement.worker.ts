@@ -75,9 +75,13 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     const { tenantId, id } = claimed;
     let outcome: GroupOutcome = 'more';
     const releaseHeap = holdLeanHeap();
+    // Where this worker's reading of the import has reached: every entry before `from` is processed
+    // (a worker taking an import over starts from the start). The pending entries are read from there
+    // by the primary key (ADR 0046).
+    const cursor = { from: 0 };
     try {
       while (outcome === 'more' && !this.stopped) {
-        outcome = this.config.bankImportSetWise && this.config.bankImportStreams > 1 ? await this.window(tenantId, id) : await this.group(tenantId, id);
+        outcome = this.config.bankImportSetWise && this.config.bankImportStreams > 1 ? await this.window(tenantId, id, cursor) : await this.group(tenantId, id, cursor);
       }
     } finally {
       releaseHeap();
@@ -89,9 +93,13 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
   }
 
   /** The import's next group, in one transaction (it renews the lease, and completes the import when nothing is left). */
-  private group(tenantId: string, id: string, positions?: readonly number[], reads?: ProcessBankStatementGroupCommand['reads']): Promise<GroupOutcome> {
+  private async group(tenantId: string, id: string, cursor: { from: number }, positions?: readonly number[], reads?: ProcessBankStatementGroupCommand['reads']): Promise<GroupOutcome> {
     const { bankImportLeaseSeconds: lease, bankImportGroupSize: size, bankImportSetWise: setWise } = this.config;
-    return this.commands.execute<GroupOutcome>(new ProcessBankStatementGroupCommand(tenantId, id, this.owner, lease, size, setWise, positions, reads));
+    const command = new ProcessBankStatementGroupCommand(tenantId, id, this.owner, lease, size, setWise, positions, reads, { from: cursor.from });
+    const outcome = await this.commands.execute<GroupOutcome>(command);
+    // Committed: the next group reads on from where this one stopped (a part of a window leaves that to the window).
+    if (!positions && command.cursor.next !== undefined) cursor.from = command.cursor.next;
+    return outcome;
   }
 
   /**
@@ -99,17 +107,17 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
    * to BANK_IMPORT_STREAMS concurrent transactions: the same outcome as one after the other (ADR 0037,
    * ADR 0044), on both cores. The lease is renewed once for the window; each part holds it.
    */
-  private async window(tenantId: string, id: string): Promise<GroupOutcome> {
+  private async window(tenantId: string, id: string, cursor: { from: number }): Promise<GroupOutcome> {
     const { bankImportLeaseSeconds: lease, bankImportGroupSize: size, bankImportStreams: streams } = this.config;
     if (!(await this.uow.run(() => this.statements.renewLease(tenantId, id, this.owner, lease, true)))) return 'lease_lost';
     // WINDOW_PARTS groups' worth per stream, in parts of about a group each, `streams` of them at a time:
     // the window's reads and plan (one core) come half as often per credit, and a stream that ends
     // first takes the next part instead of waiting for the slower one (ADR 0044).
     const windowSize = size * streams * WINDOW_PARTS / 2;
-    const credits = await this.statements.pending(tenantId, id, windowSize);
+    const credits = await this.statements.pending(tenantId, id, windowSize, undefined, cursor.from);
     const plan = credits.length > 1 ? await this.planner.plan(tenantId, credits.map((c) => paymentInput(id, c))) : null;
     const parts = plan ? partitionWindow(credits, plan.touched, streams * WINDOW_PARTS) : [];
-    if (parts.length < 2) return this.group(tenantId, id);
+    if (parts.length < 2) return this.group(tenantId, id, cursor);
     // The plan's reads serve the streams too (unlocked reads either way: what is chosen is locked and checked).
     const reads = { named: new Map(credits.map((c, i) => [c.position, plan!.reads.named[i]])), payers: plan!.reads.payers };
     // The parts have no customer and no identity in common: any order, any two at once, end the same.
@@ -118,7 +126,7 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     const stream = async (): Promise<void> => {
       for (let positions = queue.shift(); positions; positions = queue.shift()) {
         // A failed part (or a lost lease) ends the window: the other stream starts no further part.
-        const outcome = await this.group(tenantId, id, positions, reads).catch((error: unknown) => {
+        const outcome = await this.group(tenantId, id, cursor, positions, reads).catch((error: unknown) => {
           queue.length = 0;
           throw error;
         });
@@ -130,8 +138,10 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     if (results.includes('lease_lost')) return 'lease_lost';
+    // Every part committed: every pending entry up to the window's last is processed.
+    cursor.from = credits[credits.length - 1].position + 1;
     // The last window: the usual group finds nothing pending and completes the import.
-    return credits.length === windowSize ? 'more' : this.group(tenantId, id);
+    return credits.length === windowSize ? 'more' : this.group(tenantId, id, cursor);
   }
 
   private idle(): Promise<void> {

@@ -136,14 +136,15 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
     await this.uow.query(`UPDATE bank_statements SET lease_until = NULL WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3`, [tenantId, id, owner]);
   }
 
-  async pending(tenantId: string, statementId: string, limit: number, positions?: readonly number[]): Promise<StagedCredit[]> {
+  async pending(tenantId: string, statementId: string, limit: number, positions?: readonly number[], from = 0): Promise<StagedCredit[]> {
+    // By the primary key, from `from` on (no index by status: the entries' one update stays HOT, ADR 0046).
     const rows = await this.uow.query<EntryRow>(
       `SELECT position, account, entry_key, bank_entry_id, amount, currency, to_char(booking_date, 'YYYY-MM-DD') AS booking_date, method,
               payer_name, payer_account, payer_bank_id, reference, remittance
          FROM bank_statement_entries
-        WHERE tenant_id = $1 AND statement_id = $2 AND status = 'pending' ${positions ? 'AND position = ANY($4::int[])' : ''}
+        WHERE tenant_id = $1 AND statement_id = $2 AND status = 'pending' AND ${positions ? 'position = ANY($4::int[])' : 'position >= $4'}
         ORDER BY position LIMIT $3`,
-      positions ? [tenantId, statementId, limit, positions] : [tenantId, statementId, limit],
+      [tenantId, statementId, limit, positions ?? from],
     );
     return rows.map((r) => ({
       position: r.position,
