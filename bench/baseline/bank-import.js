@@ -73,7 +73,7 @@ const S = {
          UPDATE bank_statement_entries e
             SET status = CASE WHEN u.payment_id IS NOT NULL THEN 'created' WHEN u.rejected THEN 'rejected' ELSE 'existing' END, payment_id = u.payment_id
            FROM unnest($3::int[], $4::text[], $11::boolean[]) AS u (position, payment_id, rejected)
-          WHERE e.tenant_id = $1 AND e.statement_id = $2 AND e.position = u.position AND e.status = 'pending'
+          WHERE e.tenant_id = $1 AND e.statement_id = $2 AND e.position = ANY($3::int[]) AND e.position = u.position AND e.status = 'pending'
          RETURNING 1)
        UPDATE bank_statements SET entries_processed = entries_processed + (SELECT count(*) FROM done),
               payments_created = payments_created + $5, payments_existing = payments_existing + $6,

@@ -195,7 +195,7 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
          UPDATE bank_statement_entries e
             SET status = CASE WHEN u.payment_id IS NOT NULL THEN 'created' WHEN u.rejected THEN 'rejected' ELSE 'existing' END, payment_id = u.payment_id
            FROM unnest($3::int[], $4::text[], $11::boolean[]) AS u (position, payment_id, rejected)
-          WHERE e.tenant_id = $1 AND e.statement_id = $2 AND e.position = u.position AND e.status = 'pending'
+          WHERE e.tenant_id = $1 AND e.statement_id = $2 AND e.position = ANY($3::int[]) AND e.position = u.position AND e.status = 'pending'
          RETURNING e.position)
        -- The entry holds its payment; its identity key (claimed in this transaction) is not written
        -- again (ADR 0046). Keyed by the first entry recorded here: each entry is recorded once.
