@@ -26,6 +26,7 @@ import { CustomerFiguresMovedPerStatement1764700000000 } from './1764700000000-c
 import { PaymentFiguresMovedPerStatement1764700000100 } from './1764700000100-payment-figures-moved-per-statement';
 import { FigureChecksInTheTrigger1764700000200 } from './1764700000200-figure-checks-in-the-trigger';
 import { FigureMovesPlannedOnce1764700000300 } from './1764700000300-figure-moves-planned-once';
+import { CustomerFiguresMovedOncePerTransaction1764900000000 } from './1764900000000-customer-figures-moved-once-per-transaction';
 import { BankEntryKeysWrittenOnce1764940000000 } from './1764940000000-bank-entry-keys-written-once';
 import { BankStatementTallies1764940000100 } from './1764940000100-bank-statement-tallies';
 import { BankStatementEntriesUpdatedInPlace1764940000200 } from './1764940000200-bank-statement-entries-updated-in-place';
@@ -60,6 +61,7 @@ export const MIGRATIONS = [
   PaymentFiguresMovedPerStatement1764700000100,
   FigureChecksInTheTrigger1764700000200,
   FigureMovesPlannedOnce1764700000300,
+  CustomerFiguresMovedOncePerTransaction1764900000000,
   BankEntryKeysWrittenOnce1764940000000,
   BankStatementTallies1764940000100,
   BankStatementEntriesUpdatedInPlace1764940000200,

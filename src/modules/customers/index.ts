@@ -7,3 +7,4 @@ export { LEDGER_ENTRY_TYPES, type LedgerEntryInput, type LedgerEntryType } from 
 export { AGING_BUCKETS, emptyAging, type Aging, type AgingBucket } from './domain/aging';
 export { creditAvailable, creditStatus, type CreditStatus } from './domain/credit';
 export { LedgerWriter } from './infrastructure/ledger.writer';
+export { CUSTOMER_FIGURES_AT_COMMIT } from './infrastructure/customer-figures.sql';

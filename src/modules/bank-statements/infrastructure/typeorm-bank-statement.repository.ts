@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CUSTOMER_FIGURES_AT_COMMIT } from '../../customers';
 import { toSafeNumber } from '../../../shared/infrastructure/database/data-source';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { BankFileFormat } from '../domain/bank-entry';
@@ -117,7 +118,7 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
       this.uow.query(
       `UPDATE bank_statements SET lease_until = now() + make_interval(secs => $4)
         WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing'
-       RETURNING id`,
+       RETURNING id, ${CUSTOMER_FIGURES_AT_COMMIT}`,
       [tenantId, id, owner, leaseSeconds],
       ),
     );
@@ -126,7 +127,7 @@ export class TypeormBankStatementRepository extends BankStatementRepository {
 
   async holdLease(tenantId: string, id: string, owner: string): Promise<boolean> {
     const rows = await this.uow.query(
-      `SELECT id FROM bank_statements WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing' FOR KEY SHARE`,
+      `SELECT id, ${CUSTOMER_FIGURES_AT_COMMIT} FROM bank_statements WHERE tenant_id = $1 AND id = $2 AND lease_owner = $3 AND status = 'processing' FOR KEY SHARE`,
       [tenantId, id, owner],
     );
     return rows.length > 0;

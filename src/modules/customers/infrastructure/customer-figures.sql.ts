@@ -9,6 +9,15 @@ import { openInvoiceSql } from '../../../shared/infrastructure/query/receivable.
 export const RECOUNT_FIGURES_SQL = `SELECT set_config('receivables.recount', 'on', true)`;
 
 /**
+ * A select-list item (value ignored) by which a transaction lets the figure triggers move its
+ * customers' figures once per customer at commit instead of once per statement (ADR 45,
+ * migration 1764900000000). Only for a transaction that reads no customer figure after its
+ * writes: inside it, they do not show its own moves until commit. Sent in a statement the
+ * transaction sends anyway, before its first write.
+ */
+export const CUSTOMER_FIGURES_AT_COMMIT = `set_config('receivables.customer_figures', 'at_commit', true)`;
+
+/**
  * Overdue figures of the customer row `c` as of `asOf` (default: the row's own
  * `overdue_as_of`): the open amount due before that day, and the first day they go stale (the
  * day after the earliest open due date on or after it). Select-list items with their FROM.
