@@ -30,7 +30,7 @@
  * A measurement, not a test.
  */
 const { execFileSync } = require('node:child_process');
-const { statSync } = require('node:fs');
+const { readdirSync, statSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 const { Client } = require('pg');
 const { numberOptions } = require('./lib/args');
@@ -42,11 +42,29 @@ const { serviceImport } = require('./lib/service-import');
 const log = (msg) => process.stderr.write(`${msg}\n`);
 const mb = (b) => (b === null || b === undefined ? null : Math.round((b / 1048576) * 10) / 10);
 
+/**
+ * The builds share one seed, migrated by this checkout's dist/. A build migrates its copy at start,
+ * so it may have more migrations than this checkout; one without some of them would run on a schema
+ * (triggers, indexes, tables) that is not its own and measure something else: run the bench from
+ * the older build's checkout instead.
+ */
+function sameSchema(dists) {
+  const migrations = (dist) => new Set(readdirSync(join(dist, 'migrations')).filter((f) => /^\d+-.*\.js$/.test(f)));
+  const own = migrations(DIST);
+  for (const dist of dists) {
+    const missing = [...own].filter((m) => !migrations(dist).has(m));
+    if (missing.length > 0) {
+      throw new Error(`${dist} lacks ${missing.length} of the seed's migrations (${missing[0]}…): run the bench from the checkout with the fewest migrations`);
+    }
+  }
+}
+
 /** `--dist a,b` (paths) apart from the numeric options. */
 function options(argv = process.argv.slice(2)) {
   const i = argv.indexOf('--dist');
   const dists = i < 0 ? [DIST] : argv[i + 1].split(',').map((d) => resolve(d));
   const rest = i < 0 ? argv : [...argv.slice(0, i), ...argv.slice(i + 2)];
+  sameSchema(dists);
   return { dists, ...numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0, 'heap-growing-percent': 0, rounds: 1 }, rest) };
 }
 
