@@ -8,6 +8,9 @@ import { PaymentGroupPlanner } from '../../payments';
 import { GroupOutcome, partitionWindow, paymentInput, ProcessBankStatementGroupCommand } from '../application/process-bank-statement-group.command';
 import { BankStatementRepository } from '../domain/bank-statement.repository';
 
+/** Parts per stream and window (each part about half a group: one transaction of a stream). */
+const WINDOW_PARTS = 2;
+
 /**
  * Turns staged bank imports into payments, one import at a time per instance, one group of
  * credits per transaction. An import is taken with a lease (bank_statements.lease_*) renewed by
@@ -16,9 +19,6 @@ import { BankStatementRepository } from '../domain/bank-statement.repository';
  * import wakes the worker as soon as its transaction commits; otherwise it looks every
  * BANK_IMPORT_POLL_MS.
  */
-/** Parts per stream and window (each part about half a group: one transaction of a stream). */
-const WINDOW_PARTS = 2;
-
 @Injectable()
 export class BankStatementWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('BankStatementWorker');
