@@ -104,9 +104,10 @@ describe('bank import bookkeeping', () => {
     const uow = new UnitOfWork(app.dataSource, new OutboxWriter());
     const repository = new TypeormBankStatementRepository(uow);
     const id = 'bst_01jz0000000000000000000001';
+    // Leased for an hour: an expired lease would let the app's own worker take the import over meanwhile.
     await app.query(
       `INSERT INTO bank_statements (tenant_id, id, format, status, entries_total, lease_owner, lease_until, created_at)
-       VALUES ($1, $2, 'csv', 'processing', 0, 'worker-test', now(), now())`,
+       VALUES ($1, $2, 'csv', 'processing', 0, 'worker-test', now() + interval '1 hour', now())`,
       [tenant.tenant_id, id],
     );
     const renewed = (alone: boolean) =>
