@@ -54,6 +54,9 @@ const INSERT_DELIVERIES = (first: number) => {
 
 const ms = (n: number) => `make_interval(secs => ${Number(n) / 1000})`;
 
+/** The fan-out transaction's settings (see fanOut). */
+const FAN_OUT_SETTINGS = { enable_seqscan: 'off', enable_bitmapscan: 'off', synchronous_commit: 'off', plan_cache_mode: 'force_generic_plan' } as const;
+
 /** Owners heard from within `deadAfterMs`: only their leases are live (`$dead` is a number of ms). */
 const ALIVE = (dead: string) => `SELECT owner, heartbeat_at FROM webhook_relay_instances WHERE heartbeat_at > now() - make_interval(secs => ${dead}::float8 / 1000)`;
 
@@ -106,11 +109,8 @@ export class DeliveryStore {
       // or two of the API's): a crash can lose only whole passes, whose events are then unpublished
       // again and fanned out once more — the deliveries' unique key keeps that from doubling any.
       // And generic plans: costed for ten-element arrays, the prepared statements below would
-      // otherwise be planned again on every pass (index scans either way, as set above).
-      await query(
-        `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('synchronous_commit', 'off', true),
-                set_config('plan_cache_mode', 'force_generic_plan', true)`,
-      );
+      // otherwise be planned again on every pass (index scans either way, as set above). All four
+      // are set with the transaction's BEGIN (FAN_OUT_SETTINGS), in its round trip.
       // The batch with its tenants' enabled endpoints (an event without any still comes back once).
       const rows: { tenant_id: string; id: string; type: string; endpoint_id: string | null; filters: string[] | null }[] = await query(
         `WITH batch AS (
@@ -135,7 +135,7 @@ export class DeliveryStore {
         [batch.map((e) => e.tenant_id), batch.map((e) => e.id), ...deliveryColumns(deliveries)],
       );
       return { events: events.size, deliveries: inserted };
-    });
+    }, FAN_OUT_SETTINGS);
   }
 
   /** Inserts pending deliveries due now; rows already there (same endpoint and event) are skipped. */
@@ -301,9 +301,11 @@ export class DeliveryStore {
    * What the relay's sleep depends on: `due`, the earliest next attempt of a pending delivery
    * nobody holds a live lease on (possibly past: due now, but held back by a cap), and `change`,
    * the next future moment a live lease stops counting: it expires, its owner's heartbeat goes
-   * stale, or a dead owner's request can no longer be running. Null: nothing of the kind.
+   * stale, or a dead owner's request can no longer be running. Null: nothing of the kind. And
+   * `leased`: whether any delivery is under a live lease (an unexpired one, whoever its owner) —
+   * with `due` null, none is pending at all.
    */
-  async nextDueAt(): Promise<{ due: Date | null; change: Date | null }> {
+  async nextDueAt(): Promise<{ due: Date | null; change: Date | null; leased: boolean }> {
     const [row] = await this.db.query(
       `WITH alive AS (${ALIVE('$1')}),
        leases AS (
@@ -314,10 +316,11 @@ export class DeliveryStore {
          (SELECT min(m) FROM (
             SELECT CASE WHEN a.owner IS NULL THEN LEAST(l.until, l.first_claim + make_interval(secs => $2::float8 / 1000))
                         ELSE LEAST(l.until, a.heartbeat_at + make_interval(secs => $1::float8 / 1000)) END AS m
-              FROM leases l LEFT JOIN alive a ON a.owner = l.locked_by) x WHERE m > now()) AS change`,
+              FROM leases l LEFT JOIN alive a ON a.owner = l.locked_by) x WHERE m > now()) AS change,
+         EXISTS (SELECT FROM leases) AS leased`,
       [this.settings.deadAfterMs, this.reclaimAfterMs],
     );
-    return { due: row?.due ?? null, change: row?.change ?? null };
+    return { due: row?.due ?? null, change: row?.change ?? null, leased: row?.leased ?? true };
   }
 
   /** A dead owner's attempt cannot still be talking to its receiver after this long. */

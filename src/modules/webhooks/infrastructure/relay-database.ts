@@ -31,8 +31,15 @@ export class RelayDatabase {
     return result.rows as T[];
   }
 
-  /** Runs `work` in one transaction on one connection of the relay's pool. */
-  async transaction<T>(work: (query: <R = any>(sql: string, params?: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction on one connection of the relay's pool. `settings`: SET LOCAL
+   * for the transaction, sent with its BEGIN in one round trip (constant names and values only:
+   * they are written into the text).
+   */
+  async transaction<T>(
+    work: (query: <R = any>(sql: string, params?: unknown[]) => Promise<R[]>) => Promise<T>,
+    settings: Readonly<Record<string, string>> = {},
+  ): Promise<T> {
     const client: PoolClient = await this.connections().connect();
     let broken = false;
     // A checked-out client has no pool listener: its connection dying between two statements
@@ -43,7 +50,8 @@ export class RelayDatabase {
     };
     client.on('error', lost);
     try {
-      await client.query('BEGIN');
+      // Simple-query protocol: several statements, one round trip; the block BEGIN opens stays open after it.
+      await client.query(['BEGIN', ...Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}`)].join('; '));
       try {
         const value = await work(async (sql, params = []) => (await client.query(named(sql, params))).rows);
         await client.query('COMMIT');

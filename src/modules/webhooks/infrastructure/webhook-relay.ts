@@ -38,8 +38,11 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('WebhookRelay');
   /** identifies this instance's leases; random so a restarted process never inherits old ones */
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  /** attempts this instance has sent and passes it made over the outbox (for tests and benchmarks) */
-  readonly stats = { attempts: 0, fanOuts: 0 };
+  /**
+   * Attempts this instance has sent, passes it made over the outbox, and looks it took at the
+   * deliveries (a claim with the read of what falls due next), for tests and benchmarks.
+   */
+  readonly stats = { attempts: 0, fanOuts: 0, looks: 0 };
   private readonly inFlight = new Map<string, InFlight>();
   private readonly http: WebhookHttpClient;
   private listener: PgListener | null = null;
@@ -59,6 +62,15 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
   /** when this instance last recorded its heartbeat (0: not since it started) */
   private lastBeat = 0;
   private lastFanOut = 0;
+  /**
+   * When a look at the deliveries found none pending anywhere (0: not known). Until a delivery is
+   * written nothing can be claimed or fall due, so passes skip the look; every writer of a pending
+   * delivery notifies 'deliveries' at its commit, which ends this, and it lasts one poll interval
+   * at most, in case some writer does not.
+   */
+  private nothingPendingSince = 0;
+  /** 'deliveries' notices and reconnects so far: one arriving during a look makes its "nothing" unsure */
+  private deliveryNews = 0;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -83,10 +95,12 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.loop) return;
     this.stopping = false;
     this.outboxDirty = true;
+    this.nothingPendingSince = 0;
     this.listener = new PgListener(this.databaseUrl, {
       channel: OUTBOX_CHANNEL,
       name: 'webhook-listener',
       onNotify: (payload) => {
+        if (payload !== '') this.deliveriesMayBePending();
         if (payload === DELIVERIES_NOTICE) return this.wake();
         this.outboxDirty = true;
         // Every commit notifies; under load, waiting a few milliseconds fans out the events of many
@@ -153,6 +167,17 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     this.wakeUp?.();
   }
 
+  /** A delivery may have been written (a 'deliveries' notice, a reconnect that may have missed one, an error). */
+  private deliveriesMayBePending(): void {
+    this.deliveryNews++;
+    this.nothingPendingSince = 0;
+  }
+
+  /** Whether the last look found nothing pending, recently enough to go without another. */
+  private nothingPending(): boolean {
+    return this.nothingPendingSince > 0 && Date.now() - this.nothingPendingSince < this.settings.pollIntervalMs && this.inFlight.size === 0;
+  }
+
   private async run(): Promise<void> {
     let errors = 0;
     while (!this.stopping) {
@@ -168,7 +193,17 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
           const fanned = await this.store.fanOut(this.settings.batchSize);
           fullBatch = fanned.events === this.settings.batchSize;
           if (fullBatch) this.outboxDirty = true;
+          if (fanned.deliveries > 0) this.deliveriesMayBePending();
         }
+        // No delivery pending anywhere at the last look, and none written since: a claim and the
+        // read of what falls due would find nothing. Sleep until the look is due again (or a wake).
+        if (this.nothingPending()) {
+          if (this.stopping) break;
+          if (fullBatch) continue;
+          await this.sleep(this.nothingPendingSince + this.settings.pollIntervalMs - Date.now());
+          continue;
+        }
+        this.stats.looks++;
         const free = this.settings.concurrency - this.inFlight.size;
         // Never claim on a heartbeat others may already consider stale (first pass, database trouble).
         if (free > 0 && Date.now() - this.lastBeat > this.settings.deadAfterMs / 2) await this.beat();
@@ -182,6 +217,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
       } catch (error) {
         errors++;
         this.outboxDirty = true;
+        this.deliveriesMayBePending();
         this.logger.error(`relay iteration failed: ${(error as Error).message}`);
         await this.sleep(Math.min(250 * 2 ** errors, 10_000));
       }
@@ -195,7 +231,12 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
    * waits for a finished send of this instance (which wakes the loop) or for such a change.
    */
   private async sleepMs(claimed: number): Promise<number> {
-    const { due, change } = await this.store.nextDueAt();
+    const news = this.deliveryNews;
+    const asked = Date.now();
+    const { due, change, leased } = await this.store.nextDueAt();
+    // Nothing pending, claimed or leased by anyone, and no delivery notified meanwhile (its commit
+    // may have come after this read's snapshot): nothing to claim until a writer notifies.
+    if (due === null && !leased && claimed === 0 && this.inFlight.size === 0 && this.deliveryNews === news) this.nothingPendingSince = asked;
     const now = Date.now();
     let wait = this.settings.pollIntervalMs;
     if (due) {
