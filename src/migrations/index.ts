@@ -30,6 +30,7 @@ import { CustomerFiguresMovedOncePerTransaction1764900000000 } from './176490000
 import { BankEntryKeysWrittenOnce1764940000000 } from './1764940000000-bank-entry-keys-written-once';
 import { BankStatementTallies1764940000100 } from './1764940000100-bank-statement-tallies';
 import { BankStatementEntriesUpdatedInPlace1764940000200 } from './1764940000200-bank-statement-entries-updated-in-place';
+import { WebhookOutboxFanOut1765000200000 } from './1765000200000-webhook-outbox-fan-out';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   BankEntryKeysWrittenOnce1764940000000,
   BankStatementTallies1764940000100,
   BankStatementEntriesUpdatedInPlace1764940000200,
+  WebhookOutboxFanOut1765000200000,
 ];

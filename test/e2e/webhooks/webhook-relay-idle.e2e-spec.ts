@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { RelayDatabase } from '../../../src/modules/webhooks/infrastructure/relay-database';
 import { WebhookRelay } from '../../../src/modules/webhooks/infrastructure/webhook-relay';
 import { newId } from '../../../src/shared/domain/ids';
@@ -92,6 +93,29 @@ describe('webhook relay with nothing to deliver', () => {
       stop = true;
       await waking;
     }
+  });
+  it('passes over events of tenants without an enabled endpoint in one statement each', async () => {
+    const quiet = await app.createTenant(); // no endpoint
+    await waitUntil(async () => (await published()) === 0, PROMPT, 'the outbox to be published');
+    const sent: string[] = [];
+    const original = Client.prototype.query;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: any[]) {
+      const q = args[0];
+      if ((this as any).connectionParameters?.application_name === 'receivables-api:webhook-relay') sent.push(typeof q === 'string' ? q : q?.text);
+      return (original as any).apply(this, args);
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        await emitEvent(app, quiet.tenant_id, 'invoice.created');
+        await waitUntil(async () => (await published()) === 0, PROMPT, 'the event to be published');
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    // Leaving out the heartbeat and the look at the deliveries (made once a poll interval here).
+    const passes = sent.filter((sql) => !/^\s*WITH (pruned|alive) AS/.test(sql));
+    expect(passes.length).toBeGreaterThanOrEqual(1);
+    expect([...new Set(passes)]).toEqual(['SELECT * FROM webhook_outbox_fan_out($1)']);
   });
 });
 

@@ -42,19 +42,20 @@ type DeliveryRow = [tenantId: string, id: string, endpointId: string, eventId: s
 
 const deliveryColumns = (rows: DeliveryRow[]) => [0, 1, 2, 3, 4].map((i) => rows.map((r) => r[i]));
 
-/** INSERT of new deliveries (due now) from five text arrays bound from `$first` on. */
-const INSERT_DELIVERIES = (first: number) => {
+/** INSERT of new deliveries (due now) from five text arrays bound from `$first` on (those of `x` meeting `where`). */
+const INSERT_DELIVERIES = (first: number, where = 'true') => {
   const p = (i: number) => `$${first + i}::text[]`;
   return `INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
     SELECT t, i, e, ev, ty, 'pending', now(), date_trunc('milliseconds', now()), date_trunc('milliseconds', now())
       FROM unnest(${p(0)}, ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}) AS x(t, i, e, ev, ty)
+     WHERE ${where}
     ON CONFLICT (tenant_id, endpoint_id, event_id) DO NOTHING
     RETURNING id`;
 };
 
 const ms = (n: number) => `make_interval(secs => ${Number(n) / 1000})`;
 
-/** The fan-out transaction's settings (see fanOut). */
+/** The settings of the fan-out's transaction for events with endpoints (see fanOut); the function has them too. */
 const FAN_OUT_SETTINGS = { enable_seqscan: 'off', enable_bitmapscan: 'off', synchronous_commit: 'off', plan_cache_mode: 'force_generic_plan' } as const;
 
 /** Owners heard from within `deadAfterMs`: only their leases are live (`$dead` is a number of ms). */
@@ -95,47 +96,50 @@ export class DeliveryStore {
 
   /**
    * Turns a batch of unpublished outbox rows into one delivery per matching enabled endpoint
-   * of the event's tenant and marks the rows published, in one transaction of two statements.
-   * A unique key on (tenant_id, endpoint_id, event_id) keeps it idempotent.
+   * of the event's tenant and marks the rows published. A unique key on (tenant_id, endpoint_id,
+   * event_id) keeps it idempotent.
+   *
+   * One round trip when the batch's tenants have no enabled endpoint (ADR 0050):
+   * `webhook_outbox_fan_out` locks the batch, marks published the events of tenants without one,
+   * and returns the batch with the others' endpoints. Only those others take a second step, a
+   * transaction that marks them published and inserts their deliveries in one statement. They are
+   * no longer locked by then, so a second instance may read them too: each event is marked by one
+   * statement only (`published_at IS NULL`), and only the statement that marked it inserts its
+   * deliveries.
+   *
+   * The function and the transaction use index scans only. The outbox is a queue: between two
+   * autovacuums it grows from the few rows its statistics saw to thousands, and a plan made from
+   * those statistics (cached by the prepared statement) reads the whole table, ~600 pages per pass,
+   * where the indexes need a few. And a plain index scan in seq order, not a bitmap scan: published
+   * rows stay in the partial index until vacuum, and only an index scan marks those entries dead as
+   * it passes. And no wait for the WAL flush at commit (a write and an fsync per pass): a crash can
+   * lose only whole passes, whose events are then unpublished again and fanned out once more — the
+   * deliveries' unique key keeps that from doubling any. And generic plans: costed for ten-element
+   * arrays, the prepared statements would otherwise be planned again on every pass.
    */
   async fanOut(batchSize: number): Promise<{ events: number; deliveries: number }> {
-    return this.db.transaction(async (query) => {
-      // Index scans only. The outbox is a queue: between two autovacuums it grows from the few
-      // rows its statistics saw to thousands, and a plan made from those statistics (cached by the
-      // prepared statement) reads the whole table, ~600 pages per pass, where the indexes need a
-      // few. And a plain index scan in seq order, not a bitmap scan: published rows stay in the
-      // partial index until vacuum, and only an index scan marks those entries dead as it passes.
-      // And no wait for the WAL flush at commit (a write and an fsync per pass, one pass per commit
-      // or two of the API's): a crash can lose only whole passes, whose events are then unpublished
-      // again and fanned out once more — the deliveries' unique key keeps that from doubling any.
-      // And generic plans: costed for ten-element arrays, the prepared statements below would
-      // otherwise be planned again on every pass (index scans either way, as set above). All four
-      // are set with the transaction's BEGIN (FAN_OUT_SETTINGS), in its round trip.
-      // The batch with its tenants' enabled endpoints (an event without any still comes back once).
-      const rows: { tenant_id: string; id: string; type: string; endpoint_id: string | null; filters: string[] | null }[] = await query(
-        `WITH batch AS (
-           SELECT tenant_id, id, type, seq FROM outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED)
-         SELECT b.tenant_id, b.id, b.type, e.id AS endpoint_id, e.events AS filters
-           FROM batch b LEFT JOIN webhook_endpoints e ON e.tenant_id = b.tenant_id AND e.status = 'enabled'`,
-        [batchSize],
-      );
-      if (rows.length === 0) return { events: 0, deliveries: 0 };
-      const events = new Map(rows.map((r) => [`${r.tenant_id}/${r.id}`, r]));
-      const deliveries = rows
-        .filter((r) => r.endpoint_id !== null && matchesEventFilter(r.filters!, r.type))
-        .map((r): DeliveryRow => [r.tenant_id, newId('whd'), r.endpoint_id!, r.id, r.type]);
-      const batch = [...events.values()];
+    const rows: { event_tenant_id: string; event_id: string; event_type: string; published: boolean; endpoint_id: string | null; filters: string[] | null }[] =
+      await this.db.query(`SELECT * FROM webhook_outbox_fan_out($1)`, [batchSize]);
+    const events = new Map(rows.map((r) => [`${r.event_tenant_id}/${r.event_id}`, r]));
+    const left = [...events.values()].filter((r) => !r.published);
+    if (left.length === 0) return { events: events.size, deliveries: 0 };
+    const deliveries = rows
+      .filter((r) => !r.published && r.endpoint_id !== null && matchesEventFilter(r.filters!, r.event_type))
+      .map((r): DeliveryRow => [r.event_tenant_id, newId('whd'), r.endpoint_id!, r.event_id, r.event_type]);
+    const inserted = await this.db.transaction(async (query) => {
       // Wakes the relays of other instances too: the new deliveries are theirs to share.
       const [{ inserted }] = await query(
         `WITH published AS (
-           UPDATE outbox SET published_at = now() WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[])) RETURNING 1),
-         inserted AS (${INSERT_DELIVERIES(3)})
+           UPDATE outbox SET published_at = now()
+            WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND published_at IS NULL RETURNING tenant_id, id),
+         inserted AS (${INSERT_DELIVERIES(3, '(x.t, x.ev) IN (SELECT tenant_id, id FROM published)')})
          SELECT count(*)::int AS inserted, CASE WHEN count(*) > 0 THEN pg_notify('${OUTBOX_CHANNEL}', '${DELIVERIES_NOTICE}') END AS notified
            FROM inserted`,
-        [batch.map((e) => e.tenant_id), batch.map((e) => e.id), ...deliveryColumns(deliveries)],
+        [left.map((e) => e.event_tenant_id), left.map((e) => e.event_id), ...deliveryColumns(deliveries)],
       );
-      return { events: events.size, deliveries: inserted };
+      return inserted as number;
     }, FAN_OUT_SETTINGS);
+    return { events: events.size, deliveries: inserted };
   }
 
   /** Inserts pending deliveries due now; rows already there (same endpoint and event) are skipped. */
