@@ -31,6 +31,7 @@ import { BankEntryKeysWrittenOnce1764940000000 } from './1764940000000-bank-entr
 import { BankStatementTallies1764940000100 } from './1764940000100-bank-statement-tallies';
 import { BankStatementEntriesUpdatedInPlace1764940000200 } from './1764940000200-bank-statement-entries-updated-in-place';
 import { WebhookOutboxFanOut1765000200000 } from './1765000200000-webhook-outbox-fan-out';
+import { OutboxFillfactor1765000200100 } from './1765000200100-outbox-fillfactor';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   BankStatementTallies1764940000100,
   BankStatementEntriesUpdatedInPlace1764940000200,
   WebhookOutboxFanOut1765000200000,
+  OutboxFillfactor1765000200100,
 ];

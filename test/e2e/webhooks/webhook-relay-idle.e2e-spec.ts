@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { DeliveryStore } from '../../../src/modules/webhooks/infrastructure/delivery-store';
 import { RelayDatabase } from '../../../src/modules/webhooks/infrastructure/relay-database';
 import { WebhookRelay } from '../../../src/modules/webhooks/infrastructure/webhook-relay';
 import { newId } from '../../../src/shared/domain/ids';
@@ -139,5 +140,30 @@ describe('relay database transactions', () => {
       expect(after).toMatchObject({ seqscan: 'on', plans: 'auto' });
     }
     await db.close();
+  });
+
+  it("publishes outbox rows on their own pages: the publishing update's new version stays beside the old one", async () => {
+    // Thirty events of about 1.2 kB each (under the TOAST threshold: stored inline, as the service's are).
+    const tenant = await app.createTenant();
+    await app.query(
+      `INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)
+       SELECT $1, 'evt_page_' || g, 'invoice.created', 'invoice', 'inv_' || g, jsonb_build_object('pad', repeat(md5(g::text), 36)), now()
+         FROM generate_series(1, 30) g`,
+      [tenant.tenant_id],
+    );
+    const pages = async () =>
+      new Map(
+        (
+          await app.query(`SELECT id, (ctid::text::point)[0]::int AS page, published_at IS NOT NULL AS published FROM outbox WHERE tenant_id = $1`, [
+            tenant.tenant_id,
+          ])
+        ).map((r: { id: string; page: number; published: boolean }) => [r.id, r]),
+      );
+    const before = await pages();
+    const store = app.app.get(DeliveryStore);
+    while ((await store.fanOut(200)).events > 0);
+    const after = await pages();
+    expect(after.size).toBe(30);
+    for (const [id, row] of after) expect({ id, page: row.page, published: row.published }).toEqual({ id, page: before.get(id)!.page, published: true });
   });
 });
