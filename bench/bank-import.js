@@ -27,6 +27,13 @@
  * this checkout's dist/), `--rounds N` times each, alternating (a b a b …), each on its own copy of the
  * seeded database (CREATE DATABASE … TEMPLATE): builds compared on one seed and one file, back to back.
  * With one build and one round the import runs on the seeded database itself.
+ * `--pg-settings 'a;b'` compares server settings the same way: each variant (`name=value,…`, empty
+ * for none) is set with ALTER SYSTEM and a reload before its imports (reset after), alternating with
+ * the builds; only settings a reload applies (max_wal_size, checkpoint_timeout, wal_compression…);
+ * an item `sql:STATEMENT` (no comma in it) is run on the import's copy of the database instead.
+ * Each import starts right after a CHECKPOINT (the copy of the database is itself written to the WAL),
+ * and the output has the WAL it wrote per entry (records, full-page images, bytes), the checkpoints
+ * during it, and the blocks written per entry by process type (bench/lib/wal-stats.js).
  * A measurement, not a test.
  */
 const { execFileSync } = require('node:child_process');
@@ -38,6 +45,7 @@ const { postmasterOf } = require('./lib/processes');
 const { DIST, scratchDatabase } = require('./lib/scratch');
 const { writeCamt, openInvoicesForFile } = require('./lib/bank-file');
 const { serviceImport } = require('./lib/service-import');
+const { walDelta } = require('./lib/wal-stats');
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 const mb = (b) => (b === null || b === undefined ? null : Math.round((b / 1048576) * 10) / 10);
@@ -59,13 +67,22 @@ function sameSchema(dists) {
   }
 }
 
-/** `--dist a,b` (paths) apart from the numeric options. */
+/** `--dist a,b` (paths) and `--pg-settings 'a;b'` apart from the numeric options. */
 function options(argv = process.argv.slice(2)) {
-  const i = argv.indexOf('--dist');
-  const dists = i < 0 ? [DIST] : argv[i + 1].split(',').map((d) => resolve(d));
-  const rest = i < 0 ? argv : [...argv.slice(0, i), ...argv.slice(i + 2)];
+  let rest = argv;
+  const take = (name) => {
+    const i = rest.indexOf(name);
+    if (i < 0) return undefined;
+    const value = rest[i + 1];
+    rest = [...rest.slice(0, i), ...rest.slice(i + 2)];
+    return value;
+  };
+  const dist = take('--dist');
+  const dists = dist === undefined ? [DIST] : dist.split(',').map((d) => resolve(d));
+  const settings = take('--pg-settings');
+  const variants = settings === undefined ? [''] : settings.split(';').map((v) => v.trim());
   sameSchema(dists);
-  return { dists, ...numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0, 'heap-growing-percent': 0, rounds: 1 }, rest) };
+  return { dists, variants, ...numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0, 'heap-growing-percent': 0, rounds: 1 }, rest) };
 }
 
 async function main() {
@@ -122,7 +139,7 @@ async function main() {
     ];
     // One import on the seeded database, or each build's imports on copies of it, alternating
     // (a template must have no connection: the copies are made from the maintenance database).
-    const copies = opts.dists.length > 1 || opts.rounds > 1;
+    const copies = opts.dists.length > 1 || opts.variants.length > 1 || opts.rounds > 1;
     const seeded = new URL(db.url).pathname.slice(1);
     const urlOf = (name) => Object.assign(new URL(db.url), { pathname: `/${name}` }).toString();
     await pg.end();
@@ -137,15 +154,34 @@ async function main() {
       }
     };
     const runs = [];
+    const setVariant = (variant) =>
+      withClient(urlOf('postgres'), async (admin) => {
+        await admin.query('ALTER SYSTEM RESET ALL');
+        for (const setting of variant.split(',').filter((s) => s.trim() !== '')) {
+          const [key, ...value] = setting.split('=');
+          await admin.query(`ALTER SYSTEM SET ${admin.escapeIdentifier(key.trim())} = ${admin.escapeLiteral(value.join('=').trim())}`);
+        }
+        await admin.query('SELECT pg_reload_conf()');
+        await new Promise((r) => setTimeout(r, 500));
+        // (shared_buffers, given on the command line, reads as pending: only the variant's own count)
+        const names = variant.split(',').map((s) => s.split('=')[0].trim().toLowerCase()).filter((s) => s !== '');
+        const { rows } = await admin.query('SELECT name FROM pg_settings WHERE pending_restart AND name = ANY($1)', [names]);
+        if (rows.length > 0) throw new Error(`--pg-settings: ${rows.map((r) => r.name).join(', ')} need a restart`);
+      });
+    const combos = opts.dists.flatMap((dist) => opts.variants.map((variant) => ({ dist, variant })));
     for (let round = 1; round <= opts.rounds; round++) {
-      for (const dist of opts.dists) {
+      for (const { dist, variant } of combos) {
         const name = copies ? `bank_import_${runs.length + 1}` : seeded;
         const url = urlOf(name);
         if (copies) {
-          log(`round ${round}, ${dist}: copying the seeded database…`);
+          log(`round ${round}, ${dist}${variant ? ` (${variant})` : ''}: copying the seeded database…`);
           await withClient(urlOf('postgres'), (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE "${seeded}"`));
         }
         try {
+          await setVariant(variant.split(',').filter((s) => !s.trim().startsWith('sql:')).join(','));
+          // `sql:STATEMENT` items: run on the import's copy (a table's storage settings, say).
+          for (const item of variant.split(',').filter((s) => s.trim().startsWith('sql:'))) await withClient(url, (c) => c.query(item.trim().slice(4)));
+          await withClient(urlOf('postgres'), (admin) => admin.query('CHECKPOINT'));
           const run = await serviceImport({
             url, tenant, file, postmaster, dist, env, nodeArgs, pollMs: 500, log,
             logFile: join(dataDir, `service-${runs.length + 1}.log`),
@@ -166,18 +202,20 @@ async function main() {
                   ).rows,
                 )
               : undefined;
-          runs.push({ dist, run, statements });
+          runs.push({ dist, variant, run, statements });
         } finally {
+          if (opts.variants.length > 1) await setVariant('');
           if (copies) await withClient(urlOf('postgres'), (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
         }
       }
     }
     const perEntry = (seconds) => Math.round((seconds * 1000 * 100) / opts.entries) / 100;
-    const measured = runs.map(({ dist, run, statements }) => {
-      const { done, stagedMs, totalMs, rss, cpuSeconds } = run;
+    const measured = runs.map(({ dist, variant, run, statements }) => {
+      const { done, stagedMs, totalMs, rss, cpuSeconds, wal } = run;
       const processingMs = totalMs - stagedMs;
       return {
         ...(copies ? { dist } : {}),
+        ...(opts.variants.length > 1 ? { pg_settings: variant || 'none' } : {}),
         seconds_to_202: stagedMs / 1000,
         seconds_to_completed: totalMs / 1000,
         entries_per_second_overall: Math.round(opts.entries / (totalMs / 1000)),
@@ -196,6 +234,7 @@ async function main() {
         cpu_ms_per_entry: { service: perEntry(cpuSeconds.service), postgres: perEntry(cpuSeconds.postgres) },
         // CPU of both processes over the import's wall-clock time: how many of the cores it kept busy.
         cores_used: Math.round(((cpuSeconds.service + cpuSeconds.postgres) / (totalMs / 1000)) * 100) / 100,
+        wal_per_entry: walDelta(wal.before, wal.after, opts.entries),
         ...(statements ? { postgres_statements_by_time: statements } : {}),
       };
     });

@@ -18,7 +18,13 @@
  * /proc: the postmaster's descendants, live and reaped; other clusters on the machine are not
  * counted), split into the backends serving the service and the rest (checkpointer, WAL writer,
  * autovacuum…), and pg_stat_statements per payment: calls and total_exec_time of the top
- * statements (execution and planning time; nested statements' times are part of their caller's). A measurement, not a test: run it niced; compare figures of runs made back to back.
+ * statements (execution and planning time; nested statements' times are part of their caller's);
+ * and the WAL per payment (records, full-page images, bytes; the checkpoints during the run, blocks
+ * written by process type: bench/lib/wal-stats.js; read once the service has stopped, its backends'
+ * counts flushed as they exit). The run starts right after a CHECKPOINT: the full-page images are
+ * those of the pages a payment is first to change after one. `--pg-settings 'name=value,…'`: extra
+ * server settings for the run (e.g. wal_compression=off, to compare settings run by run).
+ * A measurement, not a test: run it niced; compare figures of runs made back to back.
  */
 const { execFileSync } = require('node:child_process');
 const { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } = require('node:fs');
@@ -26,15 +32,16 @@ const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const { Client } = require('pg');
 const { freePort, spawnNode, waitForHttp, stopChild } = require('./lib/processes');
+const { walSnapshot, walDelta } = require('./lib/wal-stats');
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 
 function options(argv) {
-  const opts = { invoices: 100_000, payments: 1000, warmup: 200, idempotency: 1, dist: join(__dirname, '../dist'), top: 25, keep: 0, explain: 0, statements: 1 };
+  const opts = { invoices: 100_000, payments: 1000, warmup: 200, idempotency: 1, dist: join(__dirname, '../dist'), top: 25, keep: 0, explain: 0, statements: 1, 'pg-settings': '' };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
     if (!(key in opts)) throw new Error(`unknown option ${argv[i]}`);
-    opts[key] = key === 'dist' ? resolve(argv[i + 1]) : Number(argv[i + 1]);
+    opts[key] = key === 'dist' ? resolve(argv[i + 1]) : key === 'pg-settings' ? argv[i + 1] : Number(argv[i + 1]);
   }
   return opts;
 }
@@ -98,6 +105,7 @@ async function main() {
         ...(opts.explain > 0
           ? ['session_preload_libraries=auto_explain', 'auto_explain.log_min_duration=0', 'auto_explain.log_analyze=on', 'auto_explain.log_buffers=on', `auto_explain.sample_rate=${opts.explain}`]
           : []),
+        ...opts['pg-settings'].split(',').map((x) => x.trim()).filter((x) => x !== ''),
       ],
     });
     // --keep 1: the database stays up for a look afterwards (stop it with pg_ctl, remove the directory).
@@ -179,11 +187,15 @@ async function main() {
     await pg.query('CHECKPOINT');
     if (opts.statements) await pg.query('SELECT pg_stat_statements_reset()');
     log(`measuring ${opts.payments} payments…`);
+    const wal0 = await walSnapshot(pg);
     const cpu0 = clusterCpu(postmasterPid);
     const t0 = Date.now();
     for (let i = opts.warmup; i < total; i++) await pay(i);
     const seconds = (Date.now() - t0) / 1000;
     const cpu1 = clusterCpu(postmasterPid);
+    // The service's backends report their WAL counts as they exit (else up to 10 s later).
+    await stopChild(child);
+    const wal1 = await walSnapshot(pg);
     const { rows: statements } = !opts.statements ? { rows: [] } : await pg.query(
       `SELECT calls, total_exec_time, total_plan_time, shared_blks_hit + shared_blks_read AS blocks, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
          FROM pg_stat_statements
@@ -210,6 +222,7 @@ async function main() {
             other_processes: r2(((cpu1.other - cpu0.other) * 1000) / n),
             of_which_kernel: r2(((cpu1.system - cpu0.system) * 1000) / n),
           },
+          wal_per_payment: walDelta(wal0, wal1, n),
           statements_per_payment: {
             top_level_calls: r2(topLevel.reduce((a, s) => a + Number(s.calls), 0) / n),
             top_level_exec_ms: r4(topLevel.reduce((a, s) => a + s.total_exec_time, 0) / n),

@@ -7,13 +7,16 @@
  * stops the service. Measures the service's RSS (VmRSS sampled every 50 ms: idle before the post,
  * peak while the file is read and staged — until the 202 — and while the credits are recorded,
  * and VmHWM) and the CPU seconds of the service and of PostgreSQL (the cluster of `postmaster`)
- * from the post to completed.
+ * from the post to completed, and the cluster's WAL, checkpoints and blocks written over the same
+ * span (bench/lib/wal-stats.js: the second snapshot once the service has stopped, its backends'
+ * counts flushed as they exit).
  */
 const { createReadStream } = require('node:fs');
 const { join } = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { freePort, spawnNode, waitForHttp, stopChild, readProcStatus, cpuSeconds, clusterCpuSeconds } = require('./processes');
 const { DIST } = require('./scratch');
+const { walSnapshot } = require('./wal-stats');
 
 /** Samples a process's VmRSS every `ms`: the peak overall and per phase (`phase(name)` switches). */
 function rssSampler(pid, ms = 50) {
@@ -75,6 +78,8 @@ async function serviceImport({ url, tenant, file, postmaster, logFile, dist = DI
     JWT_SECRET: randomBytes(48).toString('base64url'), MALLOC_ARENA_MAX: '2', BANK_IMPORT_POLL_MS: '100',
     ...env,
   }, logFile);
+  let wal0;
+  let result;
   try {
     const base = `http://127.0.0.1:${port}/api/v1`;
     await waitForHttp(`http://127.0.0.1:${port}/health`, child, 60_000, logFile);
@@ -86,6 +91,7 @@ async function serviceImport({ url, tenant, file, postmaster, logFile, dist = DI
       })).json()
     ).access_token;
     await beforePost();
+    wal0 = await walSnapshot(url);
     const rss = rssSampler(child.pid);
     rss.phase('staging');
     const cpu0 = { service: cpuSeconds(child.pid), postgres: clusterCpuSeconds(postmaster) };
@@ -97,10 +103,11 @@ async function serviceImport({ url, tenant, file, postmaster, logFile, dist = DI
       },
     });
     const cpu1 = { service: cpuSeconds(child.pid), postgres: clusterCpuSeconds(postmaster) };
-    return { ...run, rss: rss.stop(), cpuSeconds: { service: cpu1.service - cpu0.service, postgres: cpu1.postgres - cpu0.postgres } };
+    result = { ...run, rss: rss.stop(), cpuSeconds: { service: cpu1.service - cpu0.service, postgres: cpu1.postgres - cpu0.postgres } };
   } finally {
     await stopChild(child);
   }
+  return { ...result, wal: { before: wal0, after: await walSnapshot(url) } };
 }
 
 module.exports = { serviceImport, postAndPoll, rssSampler };
