@@ -11,6 +11,7 @@ const { Client } = require('pg');
 const { clusterCpuSeconds, postmasterOf } = require('./processes');
 const { serviceImport: measuredImport } = require('./service-import');
 const { normalizer } = require('./payment-parity');
+const { walDelta } = require('./wal-stats');
 
 const mb = (b) => (b === null ? null : Math.round((b / 1048576) * 10) / 10);
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
@@ -91,7 +92,7 @@ async function rowDigests(url, tenantId) {
 
 /** The service's import, measured as bench/bank-import.js measures it (bench/lib/service-import.js). */
 async function serviceImport({ url, tenant, file, group, streams, logFile, postmaster }) {
-  const { stagedMs, totalMs, rss, cpuSeconds } = await measuredImport({
+  const { done, stagedMs, totalMs, rss, cpuSeconds, wal } = await measuredImport({
     url, tenant, file, postmaster, logFile,
     env: { ...(group > 0 ? { BANK_IMPORT_GROUP_SIZE: String(group) } : {}), BANK_IMPORT_STREAMS: String(streams) },
   });
@@ -100,6 +101,7 @@ async function serviceImport({ url, tenant, file, group, streams, logFile, postm
     seconds_to_completed: totalMs / 1000,
     cpu_seconds: { process: round(cpuSeconds.service), postgres: round(cpuSeconds.postgres) },
     peak_rss_mb: mb(Math.max(rss.peak ?? 0, rss.hwm ?? 0)),
+    wal_per_entry: walDelta(wal.before, wal.after, done.entries_total),
   };
 }
 
