@@ -3,6 +3,7 @@ import { appendFileSync, chmodSync, copyFileSync, cpSync, existsSync, mkdirSync,
 import { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Client } from 'pg';
 import { ensureBuilt } from '../../support/build';
 import { runNode } from '../../support/child-process';
 import {
@@ -225,6 +226,30 @@ describe('embedded PostgreSQL', () => {
     writeFileSync(join(data, 'pg', 'postmaster.pid'), `${process.pid}\n${join(data, 'pg')}\n1700000000\n${await freePort()}\n\n127.0.0.1\n0 0\nready\n`);
     const again = await migrate();
     expect(again.code === 0 ? 0 : again.stderr).toBe(0);
+  }, 180_000);
+
+  it('runs PostgreSQL with checkpoints spaced by time, and every durability setting on (docs/adr/0048)', async () => {
+    const data = dataDir();
+    const started = await server({ DATA_DIR: data, EMBEDDED_PG_PORT: '' });
+    const conn = JSON.parse(readFileSync(join(data, 'connection.json'), 'utf8')) as { user: string; password: string; database: string };
+    const pg = new Client({ host: '127.0.0.1', port: postmasterPort(join(data, 'pg')), user: conn.user, password: conn.password, database: conn.database });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query<{ name: string; setting: string }>(
+        `SELECT name, current_setting(name) AS setting FROM unnest($1::text[]) AS name ORDER BY name`,
+        [['max_wal_size', 'checkpoint_timeout', 'fsync', 'synchronous_commit', 'full_page_writes']],
+      );
+      expect(Object.fromEntries(rows.map((r) => [r.name, r.setting]))).toEqual({
+        checkpoint_timeout: '15min',
+        fsync: 'on',
+        full_page_writes: 'on',
+        max_wal_size: '8GB',
+        synchronous_commit: 'on',
+      });
+    } finally {
+      await pg.end();
+    }
+    expect(await stopServer(started)).toBe(0);
   }, 180_000);
 
   it('keeps PostgreSQL’s log in DATA_DIR and prints its last lines when a start fails', async () => {

@@ -65,6 +65,29 @@ export function sharedBuffersMb(memoryBytes = totalmem()): number {
   return Math.min(4096, Math.max(128, Math.floor(memoryBytes / 4 / MB)));
 }
 
+/**
+ * The embedded server's settings (docs/adr/0048), before the caller's own. Checkpoints spaced by
+ * time, not forced by WAL volume: after each checkpoint the first change to a page writes the whole
+ * page into the WAL (a full-page image), so with PostgreSQL's defaults (a checkpoint every 5 min, or
+ * every ~540 MB of WAL with max_wal_size = 1 GB) a bank import of 100,000 entries (about 4 GB of
+ * WAL) ran through several checkpoints, each followed by a wave of full-page images of the random
+ * invoice pages it updates, and the checkpointer's writes. At most one per 15 min or ~4 GB of WAL;
+ * the cost is crash recovery (up to 15 min of WAL to replay) and pg_wal growing towards 8 GB under
+ * a sustained write. Durability is untouched: fsync, synchronous_commit and full_page_writes stay
+ * on. wal_compression stays off: the binaries have no lz4 or zstd, and pglz cost more CPU than the
+ * bytes it saved (docs/benchmarks.md).
+ */
+export function serverSettings(memoryBytes = totalmem()): string[] {
+  return [
+    'listen_addresses=127.0.0.1',
+    // Only TCP on the loopback address we connect to; no Unix socket in /tmp to collide with.
+    'unix_socket_directories=',
+    `shared_buffers=${sharedBuffersMb(memoryBytes)}MB`,
+    'max_wal_size=8GB',
+    'checkpoint_timeout=15min',
+  ];
+}
+
 /** A failed start that another attempt may get past (a port taken meanwhile, a server stopping). */
 class StartRace extends Error {}
 
@@ -274,8 +297,7 @@ interface LaunchOptions {
 async function launch(cluster: string, port: number, opts: LaunchOptions): Promise<Running> {
   const { fd, from, file } = openLog(opts.dataDir);
   const args = ['-D', cluster, '-p', String(port)];
-  // Only TCP on the loopback address we connect to; no Unix socket in /tmp to collide with.
-  for (const setting of ['listen_addresses=127.0.0.1', 'unix_socket_directories=', `shared_buffers=${sharedBuffersMb()}MB`, ...opts.settings]) {
+  for (const setting of [...serverSettings(), ...opts.settings]) {
     args.push('-c', setting);
   }
   const child = spawn(join(opts.bin, 'bin', 'postgres'), args, {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { interruptedFirstStart, sharedBuffersMb } from '../../../../src/shared/infrastructure/database/embedded-postgres';
+import { interruptedFirstStart, serverSettings, sharedBuffersMb } from '../../../../src/shared/infrastructure/database/embedded-postgres';
 import { choosePort, DEFAULT_PORT } from '../../../../src/shared/infrastructure/database/embedded-postgres-host';
 import { freePort, occupy } from '../../../support/embedded-server';
 
@@ -17,6 +17,18 @@ describe('embedded PostgreSQL shared_buffers', () => {
   it('never goes below PostgreSQL’s own default nor above 4 GB', () => {
     expect(sharedBuffersMb(256 * 1024 ** 2)).toBe(128);
     expect(sharedBuffersMb(24 * GB)).toBe(4096);
+  });
+});
+
+describe('embedded PostgreSQL server settings (docs/adr/0048)', () => {
+  const settings = Object.fromEntries(serverSettings(8 * 1024 ** 3).map((s) => s.split('=') as [string, string]));
+
+  it('spaces checkpoints by time (15 min), not by WAL volume (8 GB before one is forced)', () => {
+    expect(settings).toMatchObject({ max_wal_size: '8GB', checkpoint_timeout: '15min', shared_buffers: '2048MB' });
+  });
+
+  it('leaves every durability setting at PostgreSQL’s own default (on)', () => {
+    for (const name of ['fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method']) expect(settings).not.toHaveProperty(name);
   });
 });
 
