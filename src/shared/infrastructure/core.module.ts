@@ -6,6 +6,7 @@ import { dataSourceOptions } from './database/data-source';
 import { DATABASE_URL } from './database/database.tokens';
 import { TransactionalCommandBus } from './database/transactional-command-bus';
 import { UnitOfWork } from './database/unit-of-work';
+import { PgNotifications } from './database/pg-listener';
 import { TransactionalEvents } from '../application/transactional-events';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OutboxWriter } from './outbox/outbox.writer';
@@ -30,6 +31,7 @@ export class CoreModule {
       { provide: Clock, useValue: options.clock ?? new SystemClock() },
       OutboxWriter,
       UnitOfWork,
+      PgNotifications,
       { provide: TransactionalEvents, useExisting: UnitOfWork },
       TransactionalCommandBus,
       IdempotencyInterceptor,

@@ -2,6 +2,7 @@ import { RevokeClientCommand } from '../../../src/modules/auth';
 import { ClientStatusCache } from '../../../src/modules/auth/infrastructure/client-status.cache';
 import { TransactionalCommandBus } from '../../../src/shared/infrastructure/database/transactional-command-bus';
 import { expectProblem, TestApp, TestTenant } from '../../support/test-app';
+import { LISTENER_APPLICATION_NAME } from '../../../src/shared/infrastructure/database/pg-listener';
 
 // Contract §2 / issue #12 finding 16: a revocation takes effect on every instance within a
 // second. The cache TTL is ten minutes here, so only the change notification can make the
@@ -88,7 +89,7 @@ describe('revocation across instances (LISTEN/NOTIFY)', () => {
       const poll = setInterval(() => !cache.listening && (clearInterval(poll), stop(), resolve()), 5);
     });
     const [{ n }] = await one.query(
-      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'receivables-api:clients-listener'`,
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = '${LISTENER_APPLICATION_NAME}' AND datname = current_database()`,
     );
     expect(n).toBeGreaterThan(0);
     await cut;

@@ -8,6 +8,7 @@ import { createTestDatabase } from '../../support/database';
 import { freePort, RunningServer, startProcess } from '../../support/embedded-server';
 import { TestApp } from '../../support/test-app';
 import { killHard, spawnApp, waitUntil } from '../webhooks/support';
+import { LISTENER_APPLICATION_NAME } from '../../../src/shared/infrastructure/database/pg-listener';
 
 /**
  * Item 1 of issue 11: a database that drops the service's connections (pg_terminate_backend, a
@@ -164,8 +165,8 @@ describe('database outage (issue 11 item 1)', () => {
             `SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %' ORDER BY 1`,
           ),
         ).then((r) => r.rows.map((row) => row.application_name));
-      await waitUntil(async () => (await listeners()).includes('receivables-api:webhook-listener'), 20_000, 'the relay LISTENing');
-      // Every LISTEN connection the application has open now (the relay's, the caches' it has used).
+      await waitUntil(async () => (await listeners()).includes(LISTENER_APPLICATION_NAME), 20_000, 'the relay LISTENing');
+      // Every LISTEN connection the application has open now (one: the relay's and the caches' channels).
       const listening = await listeners();
 
       // Down: the helper process holds the cluster's only lease, so letting go stops it (fast shutdown).

@@ -3,6 +3,9 @@ import { WebhookHttpClient } from '../../../src/modules/webhooks/infrastructure/
 import { WebhookRelay } from '../../../src/modules/webhooks/infrastructure/webhook-relay';
 import { WebhookUrlGuard } from '../../../src/modules/webhooks/infrastructure/webhook-url-guard';
 import { OUTBOX_CHANNEL } from '../../../src/shared/infrastructure/outbox/outbox.writer';
+import { LISTENER_APPLICATION_NAME } from '../../../src/shared/infrastructure/database/pg-listener';
+import { ClientStatusCache } from '../../../src/modules/auth/infrastructure/client-status.cache';
+import { TenantSettingsCache } from '../../../src/modules/settings/infrastructure/tenant-settings.cache';
 import { TestApp, TestTenant } from '../../support/test-app';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 import { deliveries, emitEvent, subscribe, waitUntil } from './support';
@@ -74,12 +77,12 @@ describe('webhook relay lifecycle', () => {
     await subscribe(app, tenant, receiver.url('/reconnect'), ['invoice.paid']);
     const [{ n }] = await app.query(
       `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-        WHERE application_name = 'receivables-api:webhook-listener' AND datname = current_database()`,
+        WHERE application_name = '${LISTENER_APPLICATION_NAME}' AND datname = current_database()`,
     );
     expect(n).toBe(1);
     await waitUntil(
       async () =>
-        (await app.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'receivables-api:webhook-listener' AND datname = current_database()`))
+        (await app.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = '${LISTENER_APPLICATION_NAME}' AND datname = current_database()`))
           .length === 1,
       PROMPT,
       'the listener to reconnect',
@@ -87,6 +90,23 @@ describe('webhook relay lifecycle', () => {
     await new Promise((r) => setTimeout(r, 200));
     await emitEvent(app, tenant.tenant_id, 'invoice.paid');
     await receiver.waitForCount('/reconnect', 1, PROMPT); // the poll would take POLL_MS
+  });
+
+  it('listens on one connection for the relay and the caches: each commit wakes one backend of the instance, not three', async () => {
+    // The clients cache listens from the first authenticated request, the settings cache from the first settings read.
+    expect((await app.get('/api/v1/settings', tenant.token)).status).toBe(200);
+    const clients = app.app.get(ClientStatusCache);
+    const settings = app.app.get(TenantSettingsCache) as unknown as { listener: { connected: boolean } | null };
+    await waitUntil(() => clients.listening && settings.listener?.connected === true, PROMPT, 'both caches listening');
+    const rows = await app.query(
+      `SELECT application_name AS name FROM pg_stat_activity WHERE application_name LIKE 'receivables-api:%listener' AND datname = current_database()`,
+    );
+    expect(rows).toEqual([{ name: LISTENER_APPLICATION_NAME }]);
+    // And each still hears its own channel: a commit's outbox notice reaches the relay.
+    await subscribe(app, tenant, receiver.url('/one-connection'), ['invoice.finalized']);
+    await new Promise((r) => setTimeout(r, 200));
+    await emitEvent(app, tenant.tenant_id, 'invoice.finalized');
+    await receiver.waitForCount('/one-connection', 1, PROMPT); // the poll would take POLL_MS
   });
 
   it('on shutdown stops claiming, waits for in-flight attempts briefly, then hands them back', async () => {
@@ -159,10 +179,12 @@ describe('webhook relay lifecycle', () => {
   it('does not start the relay when workers are disabled', async () => {
     const idle = await TestApp.start({ databaseUrl: app.databaseUrl, env: { WORKERS_ENABLED: 'false' } });
     try {
+      // Its relay does not listen: the only LISTEN connection is the first instance's (whose relay,
+      // settings and clients caches share it), until something of the second one needs its own.
       const [{ n }] = await app.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'receivables-api:webhook-listener' AND datname = current_database()`,
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = '${LISTENER_APPLICATION_NAME}' AND datname = current_database()`,
       );
-      expect(n).toBe(1); // the first instance's only
+      expect(n).toBe(1);
     } finally {
       await idle.close();
     }

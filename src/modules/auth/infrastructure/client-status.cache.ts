@@ -1,7 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
-import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
-import { PgListener } from '../../../shared/infrastructure/database/pg-listener';
+import { PgListener, PgNotifications } from '../../../shared/infrastructure/database/pg-listener';
 import { ApiClient } from '../domain/api-client';
 import { ApiClientRepository } from '../domain/api-client.repository';
 
@@ -30,7 +29,7 @@ export class ClientStatusCache implements OnApplicationShutdown {
   constructor(
     private readonly repository: ApiClientRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    private readonly notifications: PgNotifications,
   ) {}
 
   async get(clientId: string): Promise<ApiClient | null> {
@@ -76,7 +75,7 @@ export class ClientStatusCache implements OnApplicationShutdown {
   /** Starts listening (idempotent); `get` does it on first use. */
   listen(): PgListener {
     if (!this.listener) {
-      this.listener = new PgListener(this.databaseUrl, {
+      this.listener = this.notifications.listener({
         channel: CLIENTS_CHANNEL,
         name: 'clients-listener',
         onNotify: (clientId) => this.forget(clientId || undefined),

@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
-import { PgListener } from '../../../shared/infrastructure/database/pg-listener';
+import { PgListener, PgNotifications } from '../../../shared/infrastructure/database/pg-listener';
 import { TenantSettings } from '../domain/tenant-settings';
 import { TenantSettingsReader } from '../domain/tenant-settings.reader';
 import { TenantSettingsRepository } from '../domain/tenant-settings.repository';
@@ -29,7 +28,7 @@ export class TenantSettingsCache extends TenantSettingsReader implements OnAppli
 
   constructor(
     private readonly repository: TenantSettingsRepository,
-    @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    private readonly notifications: PgNotifications,
   ) {
     super();
     repository.onCommittedSave((tenantId) => this.forget(tenantId));
@@ -65,7 +64,7 @@ export class TenantSettingsCache extends TenantSettingsReader implements OnAppli
 
   private listen(): PgListener {
     if (!this.listener) {
-      this.listener = new PgListener(this.databaseUrl, {
+      this.listener = this.notifications.listener({
         channel: SETTINGS_CHANNEL,
         name: 'settings-listener',
         onNotify: (tenantId) => this.forget(tenantId),

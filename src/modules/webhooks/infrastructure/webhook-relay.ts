@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
-import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
-import { PgListener } from '../../../shared/infrastructure/database/pg-listener';
+import { PgListener, PgNotifications } from '../../../shared/infrastructure/database/pg-listener';
 import { OUTBOX_CHANNEL } from '../../../shared/infrastructure/outbox/outbox.writer';
 import { classifyResponse, nextRetryDelayMs } from '../domain/delivery-policy';
 import { signingSecrets } from '../domain/webhook-endpoint.aggregate';
@@ -77,7 +76,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly db: RelayDatabase,
     private readonly guard: WebhookUrlGuard,
     @Inject(RELAY_SETTINGS) private readonly settings: RelaySettings,
-    @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    private readonly notifications: PgNotifications,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.http = new WebhookHttpClient(`receivables-api-webhooks/${config.version}`, settings.concurrency);
@@ -96,7 +95,7 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     this.stopping = false;
     this.outboxDirty = true;
     this.nothingPendingSince = 0;
-    this.listener = new PgListener(this.databaseUrl, {
+    this.listener = this.notifications.listener({
       channel: OUTBOX_CHANNEL,
       name: 'webhook-listener',
       onNotify: (payload) => {
