@@ -33,7 +33,9 @@
  * an item `sql:STATEMENT` (no comma in it) is run on the import's copy of the database instead.
  * Each import starts right after a CHECKPOINT (the copy of the database is itself written to the WAL),
  * and the output has the WAL it wrote per entry (records, full-page images, bytes), the checkpoints
- * during it, and the blocks written per entry by process type (bench/lib/wal-stats.js).
+ * during it, and the blocks written per entry by process type (bench/lib/wal-stats.js); `--wal-records N`
+ * adds the N WAL record types with the most bytes (pg_walinspect: records, their bytes and their
+ * full-page images' bytes per entry).
  * A measurement, not a test.
  */
 const { execFileSync } = require('node:child_process');
@@ -45,7 +47,7 @@ const { postmasterOf } = require('./lib/processes');
 const { DIST, scratchDatabase } = require('./lib/scratch');
 const { writeCamt, openInvoicesForFile } = require('./lib/bank-file');
 const { serviceImport } = require('./lib/service-import');
-const { walDelta } = require('./lib/wal-stats');
+const { walDelta, walRecordTypes } = require('./lib/wal-stats');
 
 const log = (msg) => process.stderr.write(`${msg}\n`);
 const mb = (b) => (b === null || b === undefined ? null : Math.round((b / 1048576) * 10) / 10);
@@ -82,7 +84,7 @@ function options(argv = process.argv.slice(2)) {
   const settings = take('--pg-settings');
   const variants = settings === undefined ? [''] : settings.split(';').map((v) => v.trim());
   sameSchema(dists);
-  return { dists, variants, ...numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, profile: 0, 'heap-growing-percent': 0, rounds: 1 }, rest) };
+  return { dists, variants, ...numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, 'wal-records': 0, profile: 0, 'heap-growing-percent': 0, rounds: 1 }, rest) };
 }
 
 async function main() {
@@ -202,7 +204,8 @@ async function main() {
                   ).rows,
                 )
               : undefined;
-          runs.push({ dist, variant, run, statements });
+          const walTypes = opts['wal-records'] > 0 ? await walRecordTypes(url, run.wal.before, run.wal.after, opts.entries, opts['wal-records']) : undefined;
+          runs.push({ dist, variant, run, statements, walTypes });
         } finally {
           if (opts.variants.length > 1) await setVariant('');
           if (copies) await withClient(urlOf('postgres'), (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
@@ -210,7 +213,7 @@ async function main() {
       }
     }
     const perEntry = (seconds) => Math.round((seconds * 1000 * 100) / opts.entries) / 100;
-    const measured = runs.map(({ dist, variant, run, statements }) => {
+    const measured = runs.map(({ dist, variant, run, statements, walTypes }) => {
       const { done, stagedMs, totalMs, rss, cpuSeconds, wal } = run;
       const processingMs = totalMs - stagedMs;
       return {
@@ -236,6 +239,7 @@ async function main() {
         cores_used: Math.round(((cpuSeconds.service + cpuSeconds.postgres) / (totalMs / 1000)) * 100) / 100,
         wal_per_entry: walDelta(wal.before, wal.after, opts.entries),
         ...(statements ? { postgres_statements_by_time: statements } : {}),
+        ...(walTypes ? { wal_per_entry_by_record_type: walTypes } : {}),
       };
     });
     process.stdout.write(

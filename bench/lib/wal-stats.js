@@ -12,7 +12,8 @@
 const { Client } = require('pg');
 
 const SNAPSHOT = `
-  SELECT (SELECT row_to_json(w) FROM (SELECT wal_records, wal_fpi, wal_bytes::text, wal_buffers_full FROM pg_stat_wal) w) AS wal,
+  SELECT pg_current_wal_lsn()::text AS lsn, current_setting('data_checksums') AS data_checksums,
+         (SELECT row_to_json(w) FROM (SELECT wal_records, wal_fpi, wal_bytes::text, wal_buffers_full FROM pg_stat_wal) w) AS wal,
          (SELECT row_to_json(c) FROM (SELECT num_timed, num_requested, num_done, buffers_written FROM pg_stat_checkpointer) c) AS checkpointer,
          (SELECT coalesce(json_object_agg(backend_type, json_build_object('writes', writes, 'extends', extends, 'fsyncs', fsyncs)), '{}')
             FROM (SELECT backend_type, sum(coalesce(writes, 0))::bigint AS writes, sum(coalesce(extends, 0))::bigint AS extends, sum(coalesce(fsyncs, 0))::bigint AS fsyncs
@@ -53,6 +54,7 @@ function walDelta(before, after, n) {
     if (writes > 0) io[type] = r2(writes / n);
   }
   return {
+    data_checksums: after.data_checksums,
     wal_records: r2(d((s) => s.wal.wal_records) / n),
     wal_fpi: r2(d((s) => s.wal.wal_fpi) / n),
     wal_bytes: Math.round(d((s) => s.wal.wal_bytes) / n),
@@ -70,4 +72,27 @@ function walDelta(before, after, n) {
   };
 }
 
-module.exports = { walSnapshot, walDelta };
+/**
+ * The WAL between two snapshots by record type (pg_walinspect, on the database at `url`), the `top`
+ * types by bytes, per unit: records, bytes of the records themselves and of their full-page images.
+ * The segments must still be there: a checkpoint during the span may have recycled the first ones.
+ */
+async function walRecordTypes(url, before, after, n, top) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    const { rows } = await client.query(
+      `SELECT "resource_manager/record_type" AS type, count, record_size, fpi_size, combined_size
+         FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) ORDER BY combined_size DESC LIMIT $3`,
+      [before.lsn, after.lsn, top],
+    );
+    return rows.map((r) => ({ type: r.type, records: r2(Number(r.count) / n), record_bytes: Math.round(Number(r.record_size) / n), fpi_bytes: Math.round(Number(r.fpi_size) / n) }));
+  } catch (error) {
+    return [{ error: error.message }];
+  } finally {
+    await client.end();
+  }
+}
+
+module.exports = { walSnapshot, walDelta, walRecordTypes };
