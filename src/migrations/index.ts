@@ -30,6 +30,7 @@ import { CustomerFiguresMovedOncePerTransaction1764900000000 } from './176490000
 import { BankEntryKeysWrittenOnce1764940000000 } from './1764940000000-bank-entry-keys-written-once';
 import { BankStatementTallies1764940000100 } from './1764940000100-bank-statement-tallies';
 import { BankStatementEntriesUpdatedInPlace1764940000200 } from './1764940000200-bank-statement-entries-updated-in-place';
+import { FigureChecksOncePerRow1765000100000 } from './1765000100000-figure-checks-once-per-row';
 import { WebhookOutboxFanOut1765000200000 } from './1765000200000-webhook-outbox-fan-out';
 import { OutboxFillfactor1765000200100 } from './1765000200100-outbox-fillfactor';
 
@@ -67,6 +68,7 @@ export const MIGRATIONS = [
   BankEntryKeysWrittenOnce1764940000000,
   BankStatementTallies1764940000100,
   BankStatementEntriesUpdatedInPlace1764940000200,
+  FigureChecksOncePerRow1765000100000,
   WebhookOutboxFanOut1765000200000,
   OutboxFillfactor1765000200100,
 ];
