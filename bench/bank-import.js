@@ -27,10 +27,10 @@
  * this checkout's dist/), `--rounds N` times each, alternating (a b a b …), each on its own copy of the
  * seeded database (CREATE DATABASE … TEMPLATE): builds compared on one seed and one file, back to back.
  * With one build and one round the import runs on the seeded database itself.
- * `--pg-settings 'a;b'` compares server settings the same way: each variant (`name=value,…`, empty
- * for none) is set with ALTER SYSTEM and a reload before its imports (reset after), alternating with
- * the builds; only settings a reload applies (max_wal_size, checkpoint_timeout, wal_compression…);
- * an item `sql:STATEMENT` (no comma in it) is run on the import's copy of the database instead.
+ * `--pg-settings 'a;b'` compares server settings the same way: before each of a variant's imports
+ * (`name=value,…`, empty for none) the cluster is restarted with them (after the embedded server's
+ * own, which they override), alternating with the builds; an item `sql:STATEMENT` (no comma in it)
+ * is run on the import's copy of the database instead.
  * Each import starts right after a CHECKPOINT (the copy of the database is itself written to the WAL),
  * and the output has the WAL it wrote per entry (records, full-page images, bytes), the checkpoints
  * during it, and the blocks written per entry by process type (bench/lib/wal-stats.js); `--wal-records N`
@@ -104,16 +104,16 @@ async function main() {
     const seedSeconds = (Date.now() - seedStarted) / 1000;
     const tenant = summary.tenants[0];
 
-    if (opts['pg-stats'] > 0) {
-      // Restarted with the extension loaded: statements run by triggers are counted apart (track = all).
+    // Restarted with the extension loaded: statements run by triggers are counted apart (track = all).
+    const statsSettings = opts['pg-stats'] > 0 ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.max=2000'] : [];
+    const restart = async (settings) => {
       const { startEmbeddedPostgres } = require(join(DIST, 'shared/infrastructure/database/embedded-postgres.js'));
       const port = Number(new URL(db.url).port);
       await db.stop();
-      db = await startEmbeddedPostgres(dataDir, port, () => undefined, {
-        settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.max=2000'],
-      });
-      cleanups.push(() => db.stop());
-    }
+      db = await startEmbeddedPostgres(dataDir, port, () => undefined, { settings: [...statsSettings, ...settings] });
+    };
+    cleanups.push(() => db.stop());
+    if (opts['pg-stats'] > 0) await restart([]);
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
     cleanups.push(() => pg.end());
@@ -121,7 +121,7 @@ async function main() {
     // the freshly seeded tables — marking their pages all-visible, each with a full-page image
     // (data checksums) — ran during the first import measured, on its copy or the template.
     await pg.query('VACUUM ANALYZE');
-    const postmaster = await postmasterOf(pg);
+    let postmaster = await postmasterOf(pg);
     if (opts['pg-stats'] > 0) await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     // Distinct open invoices (not disputed), spread over the customers: each entry pays a different one.
     const invoices = await openInvoicesForFile(pg, tenant.tenant_id, opts.entries);
@@ -159,20 +159,24 @@ async function main() {
       }
     };
     const runs = [];
-    const setVariant = (variant) =>
-      withClient(urlOf('postgres'), async (admin) => {
-        await admin.query('ALTER SYSTEM RESET ALL');
-        for (const setting of variant.split(',').filter((s) => s.trim() !== '')) {
+    // A variant's server settings: the cluster restarted with them (after the embedded server's own,
+    // which a reload of postgresql.auto.conf could not override: they are given on its command line).
+    const variantSettings = (variant) => variant.split(',').map((x) => x.trim()).filter((x) => x !== '' && !x.startsWith('sql:'));
+    const useVariant = async (variant) => {
+      if (opts.variants.length === 1 && variantSettings(variant).length === 0) return;
+      await restart(variantSettings(variant));
+      postmaster = await withClient(urlOf('postgres'), (c) => postmasterOf(c));
+      const wrong = await withClient(urlOf('postgres'), async (c) => {
+        const out = [];
+        for (const setting of variantSettings(variant)) {
           const [key, ...value] = setting.split('=');
-          await admin.query(`ALTER SYSTEM SET ${admin.escapeIdentifier(key.trim())} = ${admin.escapeLiteral(value.join('=').trim())}`);
+          const { rows } = await c.query('SELECT current_setting($1) AS v', [key]);
+          if (rows[0].v.toLowerCase() !== value.join('=').toLowerCase()) out.push(`${key} is ${rows[0].v}`);
         }
-        await admin.query('SELECT pg_reload_conf()');
-        await new Promise((r) => setTimeout(r, 500));
-        // (shared_buffers, given on the command line, reads as pending: only the variant's own count)
-        const names = variant.split(',').map((s) => s.split('=')[0].trim().toLowerCase()).filter((s) => s !== '');
-        const { rows } = await admin.query('SELECT name FROM pg_settings WHERE pending_restart AND name = ANY($1)', [names]);
-        if (rows.length > 0) throw new Error(`--pg-settings: ${rows.map((r) => r.name).join(', ')} need a restart`);
+        return out;
       });
+      if (wrong.length > 0) throw new Error(`--pg-settings ${variant}: ${wrong.join(', ')}`);
+    };
     const combos = opts.dists.flatMap((dist) => opts.variants.map((variant) => ({ dist, variant })));
     for (let round = 1; round <= opts.rounds; round++) {
       for (const { dist, variant } of combos) {
@@ -183,7 +187,7 @@ async function main() {
           await withClient(urlOf('postgres'), (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE "${seeded}"`));
         }
         try {
-          await setVariant(variant.split(',').filter((s) => !s.trim().startsWith('sql:')).join(','));
+          await useVariant(variant);
           // `sql:STATEMENT` items: run on the import's copy (a table's storage settings, say).
           for (const item of variant.split(',').filter((s) => s.trim().startsWith('sql:'))) await withClient(url, (c) => c.query(item.trim().slice(4)));
           await withClient(urlOf('postgres'), (admin) => admin.query('CHECKPOINT'));
@@ -210,7 +214,6 @@ async function main() {
           const walTypes = opts['wal-records'] > 0 ? await walRecordTypes(url, run.wal.before, run.wal.after, opts.entries, opts['wal-records']) : undefined;
           runs.push({ dist, variant, run, statements, walTypes });
         } finally {
-          if (opts.variants.length > 1) await setVariant('');
           if (copies) await withClient(urlOf('postgres'), (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
         }
       }
