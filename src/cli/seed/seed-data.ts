@@ -326,8 +326,12 @@ async function verifyReferences(client: Client, tenantId: string, bulk: boolean)
            + (SELECT count(*) FROM invoice_write_offs w WHERE w.tenant_id = $1 AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.tenant_id = w.tenant_id AND i.id = w.invoice_id)) AS n`],
     ['invoices whose amount_paid is not the sum of their applications', `SELECT count(*) AS n FROM invoices i LEFT JOIN (SELECT invoice_id, SUM(amount) AS s FROM payment_applications WHERE tenant_id = $1 AND reversed_at IS NULL GROUP BY invoice_id) a ON a.invoice_id = i.id WHERE i.tenant_id = $1 AND i.amount_paid <> COALESCE(a.s, 0)`],
   ];
-  const results = await Promise.all(checks.map(([, sql]) => client.query<{ n: string }>(sql, [tenantId])));
-  const failed = checks.map(([what], i) => [results[i].rows[0].n, what]).filter(([n]) => n !== '0').map(([n, what]) => `${n} ${what}`);
+  // One after the other: queries on one client run in turn anyway, and pg@8 deprecates queueing them.
+  const failed: string[] = [];
+  for (const [what, sql] of checks) {
+    const { rows } = await client.query<{ n: string }>(sql, [tenantId]);
+    if (rows[0].n !== '0') failed.push(`${rows[0].n} ${what}`);
+  }
   if (failed.length > 0) throw new Error(`seeded data breaks the schema's rules: ${failed.join('; ')}`);
 }
 

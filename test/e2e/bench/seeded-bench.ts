@@ -25,6 +25,8 @@ export function seededBench(prefix: string): SeededBench {
     bench.workDir = mkdtempSync(join(tmpdir(), prefix));
     const seeded = await runNode(seed, ['--invoices', '2000', '--customers', '20', '--json'], { DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
     if (seeded.code !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
+    // Node's warnings (pg@8 deprecates queries queued on a busy client: they break in pg@9).
+    if (/Warning:/.test(seeded.stderr)) throw new Error(`seed warned: ${seeded.stderr}`);
     bench.tenant = JSON.parse(seeded.stdout).tenants[0];
   }, 120_000);
   afterAll(async () => {
