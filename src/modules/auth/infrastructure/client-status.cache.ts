@@ -77,7 +77,6 @@ export class ClientStatusCache implements OnApplicationShutdown {
     if (!this.listener) {
       this.listener = this.notifications.listener({
         channel: CLIENTS_CHANNEL,
-        name: 'clients-listener',
         onNotify: (clientId) => this.forget(clientId || undefined),
       });
       this.listener.start();

@@ -66,7 +66,6 @@ export class TenantSettingsCache extends TenantSettingsReader implements OnAppli
     if (!this.listener) {
       this.listener = this.notifications.listener({
         channel: SETTINGS_CHANNEL,
-        name: 'settings-listener',
         onNotify: (tenantId) => this.forget(tenantId),
       });
       this.listener.start();

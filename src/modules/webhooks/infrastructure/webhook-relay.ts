@@ -97,7 +97,6 @@ export class WebhookRelay implements OnApplicationBootstrap, OnApplicationShutdo
     this.nothingPendingSince = 0;
     this.listener = this.notifications.listener({
       channel: OUTBOX_CHANNEL,
-      name: 'webhook-listener',
       onNotify: (payload) => {
         if (payload !== '') this.deliveriesMayBePending();
         if (payload === DELIVERIES_NOTICE) return this.wake();

@@ -5,8 +5,6 @@ import { DATABASE_URL } from './database.tokens';
 export interface PgListenerOptions {
   /** the NOTIFY channel (a plain identifier) */
   channel: string;
-  /** shown in the log lines */
-  name: string;
   /** the notification's payload; undefined after a (re)connect, when anything may have been missed */
   onNotify: (payload: string | undefined) => void;
 }
