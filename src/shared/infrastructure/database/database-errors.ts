@@ -34,6 +34,8 @@ export function databaseFailure(error: unknown): DatabaseFailure | undefined {
     const code = typeof e.code === 'string' ? e.code : undefined;
     if (code && TIMEOUT_CODES.has(code)) return 'timeout';
     if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return 'unavailable';
+    // A Unix socket whose server is down (it removes the socket when it stops; ADR 0053): refused, as on TCP.
+    if (code === 'ENOENT' && e.syscall === 'connect') return 'unavailable';
     if (!code && typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return 'unavailable';
     if (Array.isArray(e.errors) && e.errors.length > 0) {
       // AggregateError (a host resolving to several addresses, all refused)

@@ -108,6 +108,7 @@ describe('toProblem', () => {
 
   it.each<[string, unknown]>([
     ['refused', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111 })],
+    ['no socket: the server is down (docs/adr/0053)', Object.assign(new Error('connect ENOENT /srv/data/pg/.s.PGSQL.5432'), { code: 'ENOENT', errno: -2, syscall: 'connect', address: '/srv/data/pg/.s.PGSQL.5432' })],
     ['terminated (57P01)', new QueryFailedError('SELECT 1', [], Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))],
     ['starting up (57P03)', Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
     ['a connection exception (08006)', Object.assign(new Error('connection failure'), { code: '08006' })],
@@ -118,7 +119,7 @@ describe('toProblem', () => {
     const { body, headers } = toProblem(error, RID);
     expect(body).toMatchObject({ status: 503, code: 'service_unavailable', type: '/problems/service_unavailable' });
     expect(Number(headers['Retry-After'])).toBeGreaterThan(0);
-    expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|5432|administrator/);
+    expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|ENOENT|5432|administrator/);
   });
 
   it.each([
