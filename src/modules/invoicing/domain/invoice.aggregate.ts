@@ -246,6 +246,14 @@ export class Invoice extends AggregateRoot {
     return new Invoice(cloneSnapshot(snapshot), snapshot.version);
   }
 
+  /**
+   * restore() of a snapshot no one else holds (the mapper's, fresh from a row): taken as the
+   * invoice's state without a copy — a bank import loads an invoice per entry (ADR 0053).
+   */
+  static restoreOwned(snapshot: InvoiceSnapshot): Invoice {
+    return new Invoice(snapshot, snapshot.version);
+  }
+
   // ---- getters the payments module and the repository use ----
   get id(): string { return this.s.id; }
   get tenantId(): string { return this.s.tenantId; }
@@ -454,7 +462,9 @@ export class Invoice extends AggregateRoot {
       this.s.paidOn = this.s.status === 'paid' ? paidOn : null;
     }
     this.touch(at.now);
-    this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, presentInvoice(this.s, at.today)));
+    // The invoice as it is now, compared and then the event's object (presented once, not twice).
+    const after = presentInvoice(this.s, at.today);
+    this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, after), undefined, after);
     announce?.(this);
     const event = settlementEvent(from, this.s.status);
     if (event) this.recordEvent(event, at);
@@ -571,7 +581,8 @@ export class Invoice extends AggregateRoot {
     this.version = this.s.version;
   }
 
-  private recordEvent(type: InvoiceEventType, at: BusinessTime, previous?: Record<string, unknown>, detail?: Record<string, unknown>): void {
+  /** `object`: the invoice presented as it is now, when the caller has it already (else presented here). */
+  private recordEvent(type: InvoiceEventType, at: BusinessTime, previous?: Record<string, unknown>, detail?: Record<string, unknown>, object?: InvoiceJson): void {
     this.record({
       type,
       aggregateType: 'invoice',
@@ -579,7 +590,7 @@ export class Invoice extends AggregateRoot {
       tenantId: this.s.tenantId,
       occurredAt: at.now,
       data: {
-        object: presentInvoice(this.s, at.today) as unknown as Record<string, unknown>,
+        object: (object ?? presentInvoice(this.s, at.today)) as unknown as Record<string, unknown>,
         ...(previous ? { previous_attributes: previous } : {}),
         ...detail,
       },

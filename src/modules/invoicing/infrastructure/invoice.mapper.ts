@@ -105,16 +105,19 @@ export const InvoiceMapper = {
   },
 
   toDomain(row: InvoiceRow): Invoice {
-    return Invoice.restore(InvoiceMapper.toSnapshot(row));
+    return Invoice.restoreOwned(InvoiceMapper.toSnapshot(row));
   },
 
-  /** Values in INVOICE_COLUMNS order. */
-  toValues(s: InvoiceSnapshot): unknown[] {
+  /**
+   * Values in INVOICE_COLUMNS order. `json` false: line_items and metadata left undefined, not
+   * written out as JSON (for comparing the other columns).
+   */
+  toValues(s: InvoiceSnapshot, json = true): unknown[] {
     return [
       s.tenantId, s.id, s.number, s.customerId, s.status, s.currency, s.issueDate, s.dueDate, s.poNumber, s.memo,
-      JSON.stringify(s.lineItems), s.subtotal, s.discountTotal, s.taxTotal, s.total, s.amountPaid,
+      json ? JSON.stringify(s.lineItems) : undefined, s.subtotal, s.discountTotal, s.taxTotal, s.total, s.amountPaid,
       s.dispute?.status ?? null, s.dispute?.reason ?? null, s.dispute?.amount ?? null, s.dispute?.openedAt ?? null,
-      s.dispute?.resolvedAt ?? null, JSON.stringify(s.metadata), s.finalizedAt, s.paidAt, s.paidOn, s.version, s.createdAt, s.updatedAt,
+      s.dispute?.resolvedAt ?? null, json ? JSON.stringify(s.metadata) : undefined, s.finalizedAt, s.paidAt, s.paidOn, s.version, s.createdAt, s.updatedAt,
       s.amountCredited, s.amountWrittenOff,
     ];
   },

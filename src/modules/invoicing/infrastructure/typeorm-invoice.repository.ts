@@ -137,8 +137,9 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
     if (changed.length === 0) return;
     const rows = changed.map(({ invoice, original }) => {
       const s = invoice.toSnapshot();
-      const before = InvoiceMapper.toValues(original);
-      const after = InvoiceMapper.toValues(s);
+      // Scalars only: line_items and metadata (UNCOMPARED) are not written out as JSON.
+      const before = InvoiceMapper.toValues(original, false);
+      const after = InvoiceMapper.toValues(s, false);
       // Scalars compared (a settlement never replaces lines or metadata; stringifying them cost more than the rest of the save).
       const other = INVOICE_COLUMNS.filter((c, i) => !SETTLEMENT_COLUMNS.has(c) && !UNCOMPARED.has(c) && !sameValue(before[i], after[i]));
       if (other.length > 0) throw new Error(`invoice ${s.id}: saveSettlements() writes settlements only, not ${other.join(', ')}`);

@@ -319,8 +319,8 @@ export class RecordPaymentGroupHandler implements ICommandHandler<RecordPaymentG
           for (const id of [...new Set(decision.allocations.map((a) => a.invoiceId))].sort()) {
             const invoice = locked.get(id)!;
             if (invoice.version === invoice.expectedVersion) continue; // (the aggregate's version is its snapshot's)
-            const s = invoice.toSnapshot();
-            ledger.push(...invoice.pullMovements().map((m) => invoiceLedgerEntry(s, m)));
+            // Its ids and number, read off the aggregate (no copy of the invoice and its lines).
+            ledger.push(...invoice.pullMovements().map((m) => invoiceLedgerEntry(invoice, m)));
             events.push(...invoice.pullEvents());
             invoice.markPersisted();
           }
