@@ -36,7 +36,8 @@
  * and the output has the WAL it wrote per entry (records, full-page images, bytes), the checkpoints
  * during it, and the blocks written per entry by process type (bench/lib/wal-stats.js); `--wal-records N`
  * adds the N WAL record types with the most bytes (pg_walinspect: records, their bytes and their
- * full-page images' bytes per entry).
+ * full-page images' bytes per entry). `--table-stats 1` adds, per table written during the import,
+ * the rows inserted, updated (HOT, and to a new page) and deleted per entry (pg_stat_user_tables).
  * A measurement, not a test.
  */
 const { execFileSync } = require('node:child_process');
@@ -85,7 +86,29 @@ function options(argv = process.argv.slice(2)) {
   const settings = take('--pg-settings');
   const variants = settings === undefined ? [''] : settings.split(';').map((v) => v.trim());
   sameSchema(dists);
-  return { dists, variants, ...numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, 'wal-records': 0, profile: 0, 'heap-growing-percent': 0, rounds: 1 }, rest) };
+  return { dists, variants, ...numberOptions({ invoices: 1_000_000, entries: 100_000, group: 0, streams: 0, 'set-wise': 1, 'pg-stats': 0, 'wal-records': 0, 'table-stats': 0, profile: 0, 'heap-growing-percent': 0, rounds: 1 }, rest) };
+}
+
+/** pg_stat_user_tables' row counts (the server's view: backends report theirs at transaction end and exit). */
+async function tableCounts(c) {
+  await c.query('SELECT pg_stat_force_next_flush()');
+  const { rows } = await c.query(
+    `SELECT relname, n_tup_ins::float8 AS ins, n_tup_upd::float8 AS upd, n_tup_hot_upd::float8 AS hot, n_tup_newpage_upd::float8 AS newpage, n_tup_del::float8 AS del
+       FROM pg_stat_user_tables`,
+  );
+  return new Map(rows.map((r) => [r.relname, r]));
+}
+
+/** Per entry, the tables whose counts moved between two tableCounts. */
+function tableDelta(before, after, entries) {
+  const per = (n) => Math.round((n / entries) * 1000) / 1000;
+  const out = {};
+  for (const [name, a] of after) {
+    const b = before.get(name) ?? { ins: 0, upd: 0, hot: 0, newpage: 0, del: 0 };
+    const d = { inserted: per(a.ins - b.ins), updated: per(a.upd - b.upd), hot: per(a.hot - b.hot), new_page: per(a.newpage - b.newpage), deleted: per(a.del - b.del) };
+    if (Object.values(d).some((v) => v !== 0)) out[name] = d;
+  }
+  return out;
 }
 
 async function main() {
@@ -189,6 +212,7 @@ async function main() {
       for (const { dist, variant } of combos) {
         const name = copies ? `bank_import_${runs.length + 1}` : seeded;
         const url = urlOf(name);
+        let tablesBefore;
         if (copies) {
           log(`round ${round}, ${dist}${variant ? ` (${variant})` : ''}: copying the seeded database…`);
           await withClient(urlOf('postgres'), (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE "${seeded}"`));
@@ -203,8 +227,10 @@ async function main() {
             logFile: join(dataDir, `service-${runs.length + 1}.log`),
             beforePost: async () => {
               if (opts['pg-stats'] > 0) await withClient(url, (c) => c.query('SELECT pg_stat_statements_reset()'));
+              if (opts['table-stats'] > 0) tablesBefore = await withClient(url, tableCounts);
             },
           });
+          const tables = opts['table-stats'] > 0 ? tableDelta(tablesBefore, await withClient(url, tableCounts), opts.entries) : undefined;
           const statements =
             opts['pg-stats'] > 0
               ? await withClient(url, async (c) =>
@@ -219,14 +245,14 @@ async function main() {
                 )
               : undefined;
           const walTypes = opts['wal-records'] > 0 ? await walRecordTypes(url, run.wal.before, run.wal.after, opts.entries, opts['wal-records']) : undefined;
-          runs.push({ dist, variant, run, statements, walTypes });
+          runs.push({ dist, variant, run, statements, walTypes, tables });
         } finally {
           if (copies) await withClient(urlOf('postgres'), (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
         }
       }
     }
     const perEntry = (seconds) => Math.round((seconds * 1000 * 100) / opts.entries) / 100;
-    const measured = runs.map(({ dist, variant, run, statements, walTypes }) => {
+    const measured = runs.map(({ dist, variant, run, statements, walTypes, tables }) => {
       const { done, stagedMs, totalMs, rss, cpuSeconds, wal } = run;
       const processingMs = totalMs - stagedMs;
       return {
@@ -253,6 +279,7 @@ async function main() {
         wal_per_entry: walDelta(wal.before, wal.after, opts.entries),
         ...(statements ? { postgres_statements_by_time: statements } : {}),
         ...(walTypes ? { wal_per_entry_by_record_type: walTypes } : {}),
+        ...(tables ? { table_rows_per_entry: tables } : {}),
       };
     });
     process.stdout.write(
