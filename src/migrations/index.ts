@@ -33,6 +33,7 @@ import { BankStatementEntriesUpdatedInPlace1764940000200 } from './1764940000200
 import { FigureChecksOncePerRow1765000100000 } from './1765000100000-figure-checks-once-per-row';
 import { WebhookOutboxFanOut1765000200000 } from './1765000200000-webhook-outbox-fan-out';
 import { OutboxFillfactor1765000200100 } from './1765000200100-outbox-fillfactor';
+import { OutboxFanOutWithoutQuadraticJoin1765100000000 } from './1765100000000-outbox-fan-out-without-quadratic-join';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   FigureChecksOncePerRow1765000100000,
   WebhookOutboxFanOut1765000200000,
   OutboxFillfactor1765000200100,
+  OutboxFanOutWithoutQuadraticJoin1765100000000,
 ];
