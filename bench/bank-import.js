@@ -20,7 +20,8 @@
  * PostgreSQL's CPU is that of this bench's own cluster (its postmaster, with the backends it
  * reaped, and its live backends), not of every postgres process on the machine.
  * `--pg-stats N` restarts that cluster with pg_stat_statements (track = all: statements run by
- * triggers too) and prints the N statements with the most execution time during the import;
+ * triggers too) and prints the N statements with the most execution time during the import (with
+ * their planning time when run with `--pg-settings pg_stat_statements.track_planning=on`);
  * `--profile 1` runs the service under `node --cpu-prof` (the profile's path is printed);
  * `--heap-growing-percent N` starts it with V8's `--heap-growing-percent=N` (0: V8's own growth).
  * `--dist a,b` imports the same file with each of these builds (compiled dist directories; default
@@ -237,6 +238,7 @@ async function main() {
                   (
                     await c.query(
                       `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round((total_exec_time / $2)::numeric, 4) AS ms_per_entry, toplevel,
+                              plans, round((total_plan_time / $2)::numeric, 4) AS plan_ms_per_entry,
                               left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
                          FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT $1`,
                       [opts['pg-stats'], opts.entries],
