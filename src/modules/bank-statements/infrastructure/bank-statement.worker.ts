@@ -4,12 +4,26 @@ import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
 import { holdLeanHeap } from '../../../shared/infrastructure/lean-heap';
-import { PaymentGroupPlanner } from '../../payments';
+import { type GroupReads, PaymentGroupPlanner } from '../../payments';
 import { GroupOutcome, partitionWindow, paymentInput, ProcessBankStatementGroupCommand } from '../application/process-bank-statement-group.command';
-import { BankStatementRepository } from '../domain/bank-statement.repository';
+import { BankStatementRepository, StagedCredit } from '../domain/bank-statement.repository';
 
 /** Parts per stream and window (each part about half a group: one transaction of a stream). */
 const WINDOW_PARTS = 2;
+
+type Plan = { touched: string[][]; reads: GroupReads };
+
+/** A window's credits and their plan, read while the window before it was still recording (ADR 0052). */
+interface Planned {
+  /** the first position read from: the window is only used when the cursor is there */
+  from: number;
+  /** the lease was renewed for the window (false: lost to another worker) */
+  leased: boolean;
+  credits: StagedCredit[];
+  plan: Plan | null;
+  /** the customers that parts of the window before, not yet committed when the reads began, may change */
+  stale: ReadonlySet<string>;
+}
 
 /**
  * Turns staged bank imports into payments, one import at a time per instance, one group of
@@ -79,11 +93,15 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     // (a worker taking an import over starts from the start). The pending entries are read from there
     // by the primary key (ADR 0046).
     const cursor = { from: 0 };
+    // The next window, read and planned during the current one's last part (ADR 0052).
+    const ahead: { next: Promise<Planned> | null } = { next: null };
     try {
       while (outcome === 'more' && !this.stopped) {
-        outcome = this.config.bankImportSetWise && this.config.bankImportStreams > 1 ? await this.window(tenantId, id, cursor) : await this.group(tenantId, id, cursor);
+        outcome = this.config.bankImportSetWise && this.config.bankImportStreams > 1 ? await this.window(tenantId, id, cursor, ahead) : await this.group(tenantId, id, cursor);
       }
     } finally {
+      // Reads only: nothing to undo, but they end before the import is handed back (or the pool closes).
+      await ahead.next?.catch(() => undefined);
       releaseHeap();
       // Stopping (or failing) halfway: hand the import back so another instance can resume it now.
       if (outcome === 'more') await this.uow.run(() => this.statements.release(tenantId, id, this.owner)).catch(() => undefined);
@@ -105,43 +123,107 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
   /**
    * The next window of credits as parts with no customer (and no identity) in common, recorded in up
    * to BANK_IMPORT_STREAMS concurrent transactions: the same outcome as one after the other (ADR 0037,
-   * ADR 0044), on both cores. The lease is renewed once for the window; each part holds it.
+   * ADR 0044), on both cores. The lease is renewed once for the window, with its reads (ADR 0052);
+   * each part holds it. When a stream finds no part left, it reads and plans the next window while the
+   * other streams finish theirs; the credits of that window that may touch a customer of a part not yet
+   * committed then are read again once the window has committed, before anything is decided on them.
    */
-  private async window(tenantId: string, id: string, cursor: { from: number }): Promise<GroupOutcome> {
-    const { bankImportLeaseSeconds: lease, bankImportGroupSize: size, bankImportStreams: streams } = this.config;
-    if (!(await this.uow.run(() => this.statements.renewLease(tenantId, id, this.owner, lease, true)))) return 'lease_lost';
+  private async window(tenantId: string, id: string, cursor: { from: number }, ahead: { next: Promise<Planned> | null }): Promise<GroupOutcome> {
+    const { bankImportGroupSize: size, bankImportStreams: streams } = this.config;
     // WINDOW_PARTS groups' worth per stream, in parts of about a group each, `streams` of them at a time:
     // the window's reads and plan (one core) come half as often per credit, and a stream that ends
     // first takes the next part instead of waiting for the slower one (ADR 0044).
     const windowSize = size * streams * WINDOW_PARTS / 2;
-    const credits = await this.statements.pending(tenantId, id, windowSize, undefined, cursor.from);
-    const plan = credits.length > 1 ? await this.planner.plan(tenantId, credits.map((c) => paymentInput(id, c))) : null;
+    const early = ahead.next;
+    ahead.next = null;
+    const read = early && (await early);
+    const planned = read && read.from === cursor.from ? read : await this.readAndPlan(tenantId, id, cursor.from, windowSize, new Set());
+    if (!planned.leased) return 'lease_lost';
+    const { credits } = planned;
+    const plan = planned.plan && (await this.reread(tenantId, id, credits, planned.plan, planned.stale));
     const parts = plan ? partitionWindow(credits, plan.touched, streams * WINDOW_PARTS) : [];
     if (parts.length < 2) return this.group(tenantId, id, cursor);
     // The plan's reads serve the streams too (unlocked reads either way: what is chosen is locked and checked).
     const reads = { named: new Map(credits.map((c, i) => [c.position, plan!.reads.named[i]])), payers: plan!.reads.payers };
+    const touchedAt = new Map(credits.map((c, i) => [c.position, plan!.touched[i]]));
     // The parts have no customer and no identity in common: any order, any two at once, end the same.
     const queue = [...parts];
+    const uncommitted = new Set(parts);
     const results: GroupOutcome[] = [];
+    let ended = false;
+    const next = credits.length === windowSize ? credits[credits.length - 1].position + 1 : null;
+    const readAhead = (): void => {
+      if (ended || next === null || ahead.next) return;
+      const stale = new Set<string>();
+      for (const part of uncommitted) for (const position of part) for (const customer of touchedAt.get(position)!) stale.add(customer);
+      ahead.next = this.readAndPlan(tenantId, id, next, windowSize, stale);
+      ahead.next.catch(() => undefined); // awaited by the next window, or dropped with this one
+    };
     const stream = async (): Promise<void> => {
       for (let positions = queue.shift(); positions; positions = queue.shift()) {
         // A failed part (or a lost lease) ends the window: the other stream starts no further part.
         const outcome = await this.group(tenantId, id, cursor, positions, reads).catch((error: unknown) => {
           queue.length = 0;
+          ended = true;
           throw error;
         });
+        uncommitted.delete(positions);
         results.push(outcome);
-        if (outcome === 'lease_lost') queue.length = 0;
+        if (outcome === 'lease_lost') {
+          queue.length = 0;
+          ended = true;
+        }
       }
+      // Nothing left for this stream in this window: the next one's reads and plan fill its core.
+      readAhead();
     };
     const settled = await Promise.allSettled(Array.from({ length: Math.min(streams, parts.length) }, stream));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed || results.includes('lease_lost')) {
+      await (ahead.next as Promise<Planned> | null)?.catch(() => undefined);
+      ahead.next = null;
+    }
     if (failed) throw failed.reason;
     if (results.includes('lease_lost')) return 'lease_lost';
     // Every part committed: every pending entry up to the window's last is processed.
     cursor.from = credits[credits.length - 1].position + 1;
     // The last window: the usual group finds nothing pending and completes the import.
-    return credits.length === windowSize ? 'more' : this.group(tenantId, id, cursor);
+    return next !== null ? 'more' : this.group(tenantId, id, cursor);
+  }
+
+  /**
+   * The lease renewed for a window, its pending credits from `from`, and their plan (without locks:
+   * which customers each may touch, and the reads that told). The renewal and the credits' read do
+   * not wait for each other: a part holds the lease in its own transaction, and nothing is decided
+   * before both are back.
+   */
+  private async readAndPlan(tenantId: string, id: string, from: number, windowSize: number, stale: ReadonlySet<string>): Promise<Planned> {
+    const { bankImportLeaseSeconds: lease } = this.config;
+    const [leased, credits] = await Promise.all([
+      this.uow.run(() => this.statements.renewLease(tenantId, id, this.owner, lease, true)),
+      this.statements.pending(tenantId, id, windowSize, undefined, from),
+    ]);
+    const plan = leased && credits.length > 1 ? await this.planner.plan(tenantId, credits.map((c) => paymentInput(id, c))) : null;
+    return { from, leased, credits, plan, stale };
+  }
+
+  /**
+   * The plan with the credits that may touch a `stale` customer read again (after the parts that
+   * could change that customer committed): every decision rests on reads made after the previous
+   * window's commits (ADR 0044). Null when the credits read again are too many to plan.
+   */
+  private async reread(tenantId: string, id: string, credits: readonly StagedCredit[], plan: Plan, stale: ReadonlySet<string>): Promise<Plan | null> {
+    const again = stale.size === 0 ? [] : credits.flatMap((_, i) => (plan.touched[i].some((c) => stale.has(c)) ? [i] : []));
+    if (again.length === 0) return plan;
+    const fresh = await this.planner.plan(tenantId, again.map((i) => paymentInput(id, credits[i])));
+    if (!fresh) return null;
+    const touched = [...plan.touched];
+    const named = [...plan.reads.named];
+    again.forEach((i, k) => {
+      touched[i] = fresh.touched[k];
+      named[i] = fresh.reads.named[k];
+    });
+    return { touched, reads: { named, payers: new Map([...plan.reads.payers, ...fresh.reads.payers]) } };
   }
 
   private idle(): Promise<void> {
