@@ -34,6 +34,7 @@ import { FigureChecksOncePerRow1765000100000 } from './1765000100000-figure-chec
 import { WebhookOutboxFanOut1765000200000 } from './1765000200000-webhook-outbox-fan-out';
 import { OutboxFillfactor1765000200100 } from './1765000200100-outbox-fillfactor';
 import { OutboxFanOutWithoutQuadraticJoin1765100000000 } from './1765100000000-outbox-fan-out-without-quadratic-join';
+import { CustomerFigureMovesSummedWithoutAJoin1765100000100 } from './1765100000100-customer-figure-moves-summed-without-a-join';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   WebhookOutboxFanOut1765000200000,
   OutboxFillfactor1765000200100,
   OutboxFanOutWithoutQuadraticJoin1765100000000,
+  CustomerFigureMovesSummedWithoutAJoin1765100000100,
 ];
