@@ -21,13 +21,20 @@ describe('OutboxWriter with commit writes', () => {
     ]);
     expect(sql.replace(/\s+/g, ' ')).toBe(
       'WITH written AS ( INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) ' +
-        'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[]) RETURNING 1), ' +
+        'SELECT * FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), ' +
+        'jsonb_array_elements($6::jsonb), unnest($7::timestamptz[])) RETURNING 1), ' +
         'w0 AS (INSERT INTO k (a, b) VALUES ($8, $9) ON CONFLICT (a) DO UPDATE SET b = $9 RETURNING 1), ' +
         'w1 AS (UPDATE t SET n = $10 RETURNING 1) ' +
         "SELECT pg_notify('outbox', '') AS notified, (SELECT count(*) FROM w0)::int AS w0, (SELECT count(*) FROM w1)::int AS w1",
     );
     expect(params).toHaveLength(10);
     expect(params.slice(7)).toEqual(['x', 'y', 3]);
+    // The events' data: one JSON array, each event's data an element (ADR 0053).
+    expect(JSON.parse(params[5] as string)).toEqual([{ object: { id: 'pay_1' } }]);
+  });
+
+  it('refuses an event without data (the column is NOT NULL; a JSON array would hold it as null)', () => {
+    expect(() => combinedOutboxStatement([{ ...event('payment.created'), data: undefined as unknown as Record<string, unknown> }], [])).toThrow(/has no data/);
   });
 
   it('without events: the writes alone, and no NOTIFY', () => {
