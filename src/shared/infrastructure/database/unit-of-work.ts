@@ -7,6 +7,7 @@ import { DomainEvent } from '../../domain/aggregate-root';
 import { TransactionalEventHandler, TransactionalEvents } from '../../application/transactional-events';
 import { CommitWrite, failure, OutboxWriter } from '../outbox/outbox.writer';
 import { databaseFailure } from './database-errors';
+import { arrayParameter } from './pg-array';
 
 interface TransactionContext {
   runner: QueryRunner;
@@ -114,7 +115,8 @@ async function runNamed(client: PoolClient, name: string, sql: string, params: u
     }
     lru.set(name, true);
   }
-  return client.query({ name, text: sql, values: params });
+  // Plain arrays written out here, as node-postgres would, only faster (ADR 0053).
+  return client.query({ name, text: sql, values: params.map(arrayParameter) });
 }
 
 /**

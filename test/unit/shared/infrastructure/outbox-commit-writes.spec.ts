@@ -34,7 +34,7 @@ describe('OutboxWriter with commit writes', () => {
   });
 
   it('refuses an event without data (the column is NOT NULL; a JSON array would hold it as null)', () => {
-    expect(() => combinedOutboxStatement([{ ...event('payment.created'), data: undefined as unknown as Record<string, unknown> }], [])).toThrow(/has no data/);
+    expect(() => combinedOutboxStatement([{ ...event('payment.created'), data: undefined as unknown as DomainEvent['data'] }], [])).toThrow(/has no data/);
   });
 
   it('without events: the writes alone, and no NOTIFY', () => {
