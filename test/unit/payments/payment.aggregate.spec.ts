@@ -50,6 +50,17 @@ describe('Payment', () => {
   });
 
   describe('applications', () => {
+    it('gives payment.matched as previous_attributes exactly those fields of the payment JSON before, in its order (the webhook payload)', () => {
+      const payment = aRecordedPayment();
+      payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 4_000, applicationId: 'app_1' }], 'auto', 'reference', LATER);
+      payment.pullEvents();
+      const before = payment.toJSON();
+      payment.apply([{ invoiceId: 'inv_2', invoiceNumber: 'INV-2', amount: 6_000, applicationId: 'app_2' }], 'manual', 'manual', LATER);
+      const [event] = payment.pullEvents();
+      const keys = ['customer_id', 'status', 'amount_applied', 'amount_refunded', 'amount_unapplied', 'applications', 'refunds', 'match'] as const;
+      expect(JSON.stringify(event.data.previous_attributes)).toBe(JSON.stringify(Object.fromEntries(keys.map((k) => [k, before[k]]))));
+    });
+
     it('moves status and match with what is applied, recording payment.matched with the old values', () => {
       const payment = aRecordedPayment();
       payment.pullEvents();

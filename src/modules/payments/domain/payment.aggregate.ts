@@ -21,6 +21,7 @@ import {
   PaymentStatus,
   paymentStatusOf,
   presentPayment,
+  presentPaymentChanges,
 } from './payment.snapshot';
 
 /**
@@ -344,17 +345,10 @@ export class Payment extends AggregateRoot {
 
   /** The fields a match or reversal changes, for `previous_attributes`. */
   private snapshot(): Record<string, unknown> {
-    const json = this.toJSON();
-    return {
-      customer_id: json.customer_id,
-      status: json.status,
-      amount_applied: json.amount_applied,
-      amount_refunded: json.amount_refunded,
-      amount_unapplied: json.amount_unapplied,
-      applications: json.applications,
-      refunds: json.refunds,
-      match: json.match,
-    };
+    // Those fields only, as toJSON() presents them (not the whole payment, then eight of its fields).
+    const { customerId, amount, refunds, match, customerSource } = this.state;
+    const applications = this.applications.all() as readonly PaymentApplicationState[] as PaymentApplicationState[];
+    return presentPaymentChanges({ customerId, amount, applications, refunds, match, customerSource });
   }
 
   private receivedMovement(customerId: string): PaymentLedgerMovement {

@@ -135,25 +135,24 @@ export function paymentStatusOf(amount: number, applied: number, refunded = 0): 
   return used === 0 ? 'unapplied' : used === amount ? 'applied' : 'partially_applied';
 }
 
-/** The payment's public JSON (contract §8): active applications only, amounts derived from them. */
-export function presentPayment(s: PaymentSnapshot): PaymentJson {
+/** What a match, reversal or refund changes of a payment's public JSON (their events' `previous_attributes`). */
+export type PaymentChangesJson = Pick<
+  PaymentJson,
+  'customer_id' | 'status' | 'amount_applied' | 'amount_refunded' | 'amount_unapplied' | 'applications' | 'refunds' | 'match'
+>;
+
+/**
+ * Those fields of presentPayment's answer, in that order, computed as presentPayment computes them
+ * (it takes them from here), without presenting the rest of the payment (ADR 0053).
+ */
+export function presentPaymentChanges(
+  s: Pick<PaymentSnapshot, 'customerId' | 'amount' | 'applications' | 'refunds' | 'match' | 'customerSource'>,
+): PaymentChangesJson {
   const active = s.applications.filter((a) => a.reversedAt === null);
   const applied = active.reduce((sum, a) => sum + a.amount, 0);
   const refunded = sumRefunds(s.refunds);
   return {
-    id: s.id,
     customer_id: s.customerId,
-    amount: s.amount,
-    currency: s.currency,
-    payment_date: s.paymentDate,
-    method: s.method,
-    reference: s.reference,
-    remittance: s.remittance.map((l) => ({
-      ...(l.invoiceId ? { invoice_id: l.invoiceId } : { invoice_number: l.invoiceNumber! }),
-      ...(l.amount !== null ? { amount: l.amount } : {}),
-    })),
-    payer: s.payer ? { name: s.payer.name, account: s.payer.account, bank_id: s.payer.bankId } : null,
-    bank_entry_id: s.bankEntryId,
     status: paymentStatusOf(s.amount, applied, refunded),
     amount_applied: applied,
     amount_refunded: refunded,
@@ -174,6 +173,33 @@ export function presentPayment(s: PaymentSnapshot): PaymentJson {
       customer_source: s.customerSource,
       write_offs: s.match.writeOffs.map((w) => ({ id: w.id, invoice_id: w.invoiceId, invoice_number: w.invoiceNumber, amount: w.amount, reason: w.reason })),
     },
+  };
+}
+
+/** The payment's public JSON (contract §8): active applications only, amounts derived from them. */
+export function presentPayment(s: PaymentSnapshot): PaymentJson {
+  const c = presentPaymentChanges(s);
+  return {
+    id: s.id,
+    customer_id: c.customer_id,
+    amount: s.amount,
+    currency: s.currency,
+    payment_date: s.paymentDate,
+    method: s.method,
+    reference: s.reference,
+    remittance: s.remittance.map((l) => ({
+      ...(l.invoiceId ? { invoice_id: l.invoiceId } : { invoice_number: l.invoiceNumber! }),
+      ...(l.amount !== null ? { amount: l.amount } : {}),
+    })),
+    payer: s.payer ? { name: s.payer.name, account: s.payer.account, bank_id: s.payer.bankId } : null,
+    bank_entry_id: s.bankEntryId,
+    status: c.status,
+    amount_applied: c.amount_applied,
+    amount_refunded: c.amount_refunded,
+    amount_unapplied: c.amount_unapplied,
+    applications: c.applications,
+    refunds: c.refunds,
+    match: c.match,
     auto_match: s.autoMatch,
     metadata: s.metadata,
     created_at: s.createdAt.toISOString(),
