@@ -14,6 +14,11 @@ describe('bank amounts', () => {
     ['1.500', 'kwd', '.', 1_500],
     [' 7 ', 'usd', '.', 700],
     ['10000000000.00', 'usd', '.', 1_000_000_000_000],
+    // either side of the whole digits computed as a number (up to 12) or a BigInt (13 to 15)
+    ['999999999.999', 'kwd', '.', 999_999_999_999],
+    ['000000000001250.50', 'usd', '.', 125_050],
+    ['1000000000000', 'jpy', '.', 1_000_000_000_000],
+    ['0.01', 'usd', '.', 1],
   ])('%s %s (separator %s) is %d minor units, exactly', (text, currency, separator, minor) => {
     expect(decimalToMinor(text, currency, separator as '.' | ',')).toBe(minor);
   });
@@ -26,6 +31,9 @@ describe('bank amounts', () => {
     ['1e5', 'usd', /not a decimal/],
     ['1,250.00', 'usd', /not a decimal/],
     ['10000000000.01', 'usd', /exceeds/],
+    ['1000000000001', 'jpy', /exceeds/],
+    ['999999999999.99', 'usd', /exceeds/],
+    ['999999999999999', 'usd', /exceeds/],
     ['', 'usd', /not a decimal/],
   ])('%s %s is a bad entry', (text, currency, message) => {
     expect(() => decimalToMinor(text, currency)).toThrow(message);

@@ -13,12 +13,7 @@ export interface XmlNode {
 
 /** First descendant along a path of local names (`child(ntry, 'BookgDt', 'Dt')`). */
 export function child(node: XmlNode | undefined, ...path: string[]): XmlNode | undefined {
-  let current = node;
-  for (const name of path) {
-    current = current?.children.find((c) => c.name === name);
-    if (!current) return undefined;
-  }
-  return current;
+  return along(node, path);
 }
 
 /** All children of that name. */
@@ -28,8 +23,25 @@ export function childrenNamed(node: XmlNode | undefined, name: string): XmlNode[
 
 /** Trimmed text at a path; undefined when absent or empty. */
 export function textAt(node: XmlNode | undefined, ...path: string[]): string | undefined {
-  const text = child(node, ...path)?.text.trim();
+  const text = along(node, path)?.text.trim();
   return text ? text : undefined;
+}
+
+// Plain loops: a camt entry is read through some twenty of these paths (no closure, no spread per step).
+function along(node: XmlNode | undefined, path: readonly string[]): XmlNode | undefined {
+  let current = node;
+  for (let i = 0; i < path.length && current; i++) {
+    const name = path[i];
+    const children = current.children;
+    current = undefined;
+    for (let j = 0; j < children.length; j++) {
+      if (children[j].name === name) {
+        current = children[j];
+        break;
+      }
+    }
+  }
+  return current;
 }
 
 /** What the streaming reader tells its user. */
@@ -79,13 +91,15 @@ export async function* streamXml<T>(
         building.tooLarge = true;
         return;
       }
-      const node: XmlNode = { name: tag.local, attrs: attributes(tag), text: '', children: [] };
-      building.stack[building.stack.length - 1].children.push(node);
+      const node: XmlNode = { name: tag.local, attrs: attributes(tag), text: '', children: NO_CHILDREN };
+      const parent = building.stack[building.stack.length - 1];
+      if (parent.children === NO_CHILDREN) parent.children = [node];
+      else parent.children.push(node);
       building.stack.push(node);
       return;
     }
     if (handler.open({ local: tag.local, uri: tag.uri, depth, path })) {
-      building = { depth, stack: [{ name: tag.local, attrs: attributes(tag), text: '', children: [] }], nodes: 1, text: 0, tooLarge: false };
+      building = { depth, stack: [{ name: tag.local, attrs: attributes(tag), text: '', children: NO_CHILDREN }], nodes: 1, text: 0, tooLarge: false };
     }
   });
   const onText = (text: string) => {
@@ -149,10 +163,19 @@ export async function* streamXml<T>(
   yield* drain();
 }
 
+/** Shared by the elements without children (leaves: most of a bank file's elements) until one is added: never written to. */
+const NO_CHILDREN: XmlNode[] = Object.freeze([]) as unknown as XmlNode[];
+
+/** Shared by the elements without attributes (most of a bank file's): never written to. */
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 function attributes(tag: SaxesTagNS): Record<string, string> {
-  const attrs: Record<string, string> = {};
-  for (const attr of Object.values(tag.attributes)) if (attr.prefix !== 'xmlns' && attr.name !== 'xmlns') attrs[attr.local] = attr.value;
-  return attrs;
+  let attrs: Record<string, string> | null = null;
+  for (const key in tag.attributes) {
+    const attr = tag.attributes[key];
+    if (attr.prefix !== 'xmlns' && attr.name !== 'xmlns') (attrs ??= {})[attr.local] = attr.value;
+  }
+  return attrs ?? NO_ATTRIBUTES;
 }
 
 function decoderFor(head: Buffer): TextDecoder {
