@@ -95,15 +95,18 @@ async function serviceImport({ url, tenant, file, postmaster, logFile, dist = DI
     const rss = rssSampler(child.pid);
     rss.phase('staging');
     const cpu0 = { service: cpuSeconds(child.pid), postgres: clusterCpuSeconds(postmaster) };
+    let staging;
     const run = await postAndPoll({
       base, token, file, pollMs,
       onAccepted: (accepted, ms) => {
+        // CPU until the 202 (the file read, parsed and staged): sampled as the answer arrives.
+        staging = { service: cpuSeconds(child.pid) - cpu0.service, postgres: clusterCpuSeconds(postmaster) - cpu0.postgres };
         rss.phase('processing');
         log(`202 after ${ms} ms: ${accepted.entries_total} entries staged`);
       },
     });
     const cpu1 = { service: cpuSeconds(child.pid), postgres: clusterCpuSeconds(postmaster) };
-    result = { ...run, rss: rss.stop(), cpuSeconds: { service: cpu1.service - cpu0.service, postgres: cpu1.postgres - cpu0.postgres } };
+    result = { ...run, rss: rss.stop(), cpuSeconds: { service: cpu1.service - cpu0.service, postgres: cpu1.postgres - cpu0.postgres }, stagingCpuSeconds: staging };
   } finally {
     await stopChild(child);
   }
