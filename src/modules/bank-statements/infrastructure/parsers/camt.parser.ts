@@ -129,7 +129,9 @@ function entryItems(ntry: XmlNode, account: string, nextPosition: () => number):
       );
     }
     const bankEntryId = entryRef ?? (transactions.length === 1 ? textAt(transactions[0], 'Refs', 'AcctSvcrRef') : undefined) ?? textAt(ntry, 'NtryRef');
-    return [credit({ ...base, position, bankEntryId: cleanText(bankEntryId), amount, ...details(transactions, currency, ntry) })];
+    // One object per credit (not spread again by credit()): its id is cleaned here.
+    const { payer, reference, remittance } = details(transactions, currency, ntry);
+    return [{ kind: 'credit', entry: { account, currency, bookingDate, position, bankEntryId: cleanText(bankEntryId), amount, payer, reference, remittance } }];
   } catch (error) {
     if (error instanceof BankEntryError) return [{ kind: 'error', position, code: error.code, message: error.message }];
     throw error;
