@@ -31,8 +31,7 @@
  * `--pg-settings 'a;b'` compares server settings the same way: before each of a variant's imports
  * (`name=value,…`, empty for none) the cluster is restarted with them (after the embedded server's
  * own, which they override), alternating with the builds; an item `sql:STATEMENT` (no comma in it)
- * is run on the import's copy of the database instead, and an item `tcp` has the service connect over
- * loopback TCP instead of the embedded server's Unix socket (ADR 0053): `--pg-settings 'tcp;'`.
+ * is run on the import's copy of the database instead.
  * Each import starts right after a CHECKPOINT (the copy of the database is itself written to the WAL),
  * and the output has the WAL it wrote per entry (records, full-page images, bytes), the checkpoints
  * during it, and the blocks written per entry by process type (bench/lib/wal-stats.js); `--wal-records N`
@@ -186,13 +185,7 @@ async function main() {
     const runs = [];
     // A variant's server settings: the cluster restarted with them (after the embedded server's own,
     // which a reload of postgresql.auto.conf could not override: they are given on its command line).
-    const variantSettings = (variant) => variant.split(',').map((x) => x.trim()).filter((x) => x !== '' && x !== 'tcp' && !x.startsWith('sql:'));
-    const overTcp = (variant, url) => {
-      if (!variant.split(',').some((x) => x.trim() === 'tcp')) return url;
-      const tcp = new URL(url);
-      tcp.searchParams.delete('host');
-      return tcp.toString();
-    };
+    const variantSettings = (variant) => variant.split(',').map((x) => x.trim()).filter((x) => x !== '' && !x.startsWith('sql:'));
     const useVariant = async (variant) => {
       if (opts.variants.length === 1 && variantSettings(variant).length === 0) return;
       await restart(variantSettings(variant));
@@ -224,7 +217,7 @@ async function main() {
           for (const item of variant.split(',').filter((s) => s.trim().startsWith('sql:'))) await withClient(url, (c) => c.query(item.trim().slice(4)));
           await withClient(urlOf('postgres'), (admin) => admin.query('CHECKPOINT'));
           const run = await serviceImport({
-            url: overTcp(variant, url), tenant, file, postmaster, dist, env, nodeArgs, pollMs: 500, log,
+            url, tenant, file, postmaster, dist, env, nodeArgs, pollMs: 500, log,
             logFile: join(dataDir, `service-${runs.length + 1}.log`),
             beforePost: async () => {
               if (opts['pg-stats'] > 0) await withClient(url, (c) => c.query('SELECT pg_stat_statements_reset()'));

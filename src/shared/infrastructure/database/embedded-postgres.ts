@@ -16,8 +16,8 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { platform, totalmem } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { totalmem } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { binariesDir, choosePort, clusterDir, RunAs, runAs } from './embedded-postgres-host';
 
@@ -77,43 +77,15 @@ export function sharedBuffersMb(memoryBytes = totalmem()): number {
  * on. wal_compression stays off: the binaries have no lz4 or zstd, and pglz cost more CPU than the
  * bytes it saved (docs/benchmarks.md).
  */
-export function serverSettings(memoryBytes = totalmem(), socketDir = ''): string[] {
+export function serverSettings(memoryBytes = totalmem()): string[] {
   return [
     'listen_addresses=127.0.0.1',
-    // The Unix socket this checkout's processes connect through (ADR 0053), in the cluster's own
-    // directory: nothing in /tmp to collide with. Empty (TCP only) when the path is too long.
-    `unix_socket_directories=${socketDir}`,
-    'unix_socket_permissions=0700',
+    // Only TCP on the loopback address we connect to; no Unix socket in /tmp to collide with.
+    'unix_socket_directories=',
     `shared_buffers=${sharedBuffersMb(memoryBytes)}MB`,
     'max_wal_size=8GB',
     'checkpoint_timeout=15min',
   ];
-}
-
-/** The longest socket path the kernel takes (sun_path, less its NUL). */
-const SOCKET_PATH_MAX = platform() === 'darwin' ? 103 : 107;
-
-/**
- * Where the embedded server puts its Unix socket (docs/adr/0053): the cluster's directory (the
- * server's user owns it, mode 700; the processes using it run as that user or as root), given
- * absolute (PostgreSQL resolves a relative one from the cluster). '' — TCP only — when the socket's
- * path would be longer than the kernel takes, or the directory's name would need quoting in the
- * setting's list.
- */
-export function socketDirFor(cluster: string, port: number): string {
-  const dir = resolve(cluster);
-  if (/[\s,"'\\]/.test(dir)) return '';
-  return Buffer.byteLength(join(dir, `.s.PGSQL.${port}`)) <= SOCKET_PATH_MAX ? dir : '';
-}
-
-/**
- * The URL of the embedded server's application database: through its Unix socket when it has one
- * (`host` in the query, which node-postgres takes over the URL's host; the URL stays one any URL
- * parser reads, its port the socket's), else loopback TCP.
- */
-export function embeddedUrl(conn: { user: string; password: string; database: string }, port: number, socketDir: string | undefined): string {
-  const url = `postgres://${conn.user}:${encodeURIComponent(conn.password)}@127.0.0.1:${port}/${conn.database}`;
-  return socketDir ? `${url}?host=${encodeURIComponent(socketDir)}` : url;
 }
 
 /** A failed start that another attempt may get past (a port taken meanwhile, a server stopping). */
@@ -151,9 +123,9 @@ export async function startEmbeddedPostgres(
         if (conn.port !== running.port) writeConnectionFile(dataDir, { ...conn, port: running.port });
         log(`embedded PostgreSQL running on port ${running.port} (log: ${join(dataDir, LOG_FILE)})`);
       }
-      const server = running;
-      const lease = await takeLease(conn, server, log);
-      return { url: embeddedUrl(conn, server.port, server.socketDir), clusterDir: cluster.dir, stop: once(() => letGo(lease, conn, server, cluster.dir, log)) };
+      const lease = await takeLease(conn, running.port, log);
+      const url = `postgres://${conn.user}:${encodeURIComponent(conn.password)}@127.0.0.1:${running.port}/${conn.database}`;
+      return { url, clusterDir: cluster.dir, stop: once(() => letGo(lease, conn, running.port, cluster.dir, log)) };
     } catch (error) {
       if (!(error instanceof StartRace) || attempt === START_ATTEMPTS) throw error;
       log(`embedded PostgreSQL: ${error.message}; trying again`);
@@ -280,13 +252,6 @@ async function run(program: string, args: string[], user: RunAs | undefined, dat
 interface Running {
   pid: number;
   port: number;
-  /** the directory of its Unix socket; undefined when it listens on TCP only (or was started by an older version) */
-  socketDir?: string;
-}
-
-/** How a client reaches the server: its Unix socket when it has one, else loopback TCP. */
-function hostOf(server: Running): string {
-  return server.socketDir ?? '127.0.0.1';
 }
 
 /**
@@ -306,7 +271,7 @@ async function runningServer(cluster: string, log: (msg: string) => void): Promi
       rmSync(join(cluster, 'postmaster.pid'), { force: true });
       return undefined;
     }
-    if (lines[7]?.trim() === 'ready') return { pid, port: Number(lines[3]), socketDir: lines[4]?.trim() || undefined };
+    if (lines[7]?.trim() === 'ready') return { pid, port: Number(lines[3]) };
     if (!told && Date.now() - started > 5000) {
       log(`waiting for the embedded PostgreSQL (pid ${pid}) to finish ${lines[7]?.trim() || 'starting'}`);
       told = true;
@@ -332,8 +297,7 @@ interface LaunchOptions {
 async function launch(cluster: string, port: number, opts: LaunchOptions): Promise<Running> {
   const { fd, from, file } = openLog(opts.dataDir);
   const args = ['-D', cluster, '-p', String(port)];
-  const socketDir = socketDirFor(cluster, port);
-  for (const setting of [...serverSettings(totalmem(), socketDir), ...opts.settings]) {
+  for (const setting of [...serverSettings(), ...opts.settings]) {
     args.push('-c', setting);
   }
   const child = spawn(join(opts.bin, 'bin', 'postgres'), args, {
@@ -350,8 +314,7 @@ async function launch(cluster: string, port: number, opts: LaunchOptions): Promi
   for (;;) {
     if (exit !== undefined) break;
     const lines = readLines(join(cluster, 'postmaster.pid'));
-    // The socket's directory as the server wrote it once the socket was made ('' when it has none).
-    if (lines && Number(lines[0]) === child.pid && lines[7]?.trim() === 'ready') return { pid: child.pid, port, socketDir: lines[4]?.trim() || undefined };
+    if (lines && Number(lines[0]) === child.pid && lines[7]?.trim() === 'ready') return { pid: child.pid, port };
     await sleep(100);
   }
   const output = logTail(file, from);
@@ -364,9 +327,8 @@ async function launch(cluster: string, port: number, opts: LaunchOptions): Promi
 }
 
 /** Connects and holds the shared lease; creates the application's database on the way. */
-async function takeLease(conn: ConnectionFile, server: Running, log: (msg: string) => void): Promise<Client> {
-  const { port } = server;
-  const client = new Client({ host: hostOf(server), port, user: conn.user, password: conn.password, database: 'postgres', application_name: 'receivables embedded lease' });
+async function takeLease(conn: ConnectionFile, port: number, log: (msg: string) => void): Promise<Client> {
+  const client = new Client({ host: '127.0.0.1', port, user: conn.user, password: conn.password, database: 'postgres', application_name: 'receivables embedded lease' });
   // The lease outlives a PostgreSQL restart by someone else; it must not take the process down.
   client.on('error', (error) => log(`embedded PostgreSQL: lease connection lost (${error.message})`));
   try {
@@ -392,7 +354,7 @@ async function takeLease(conn: ConnectionFile, server: Running, log: (msg: strin
  * Gives the lease back; when no other process holds one, stops the server (fast shutdown) and
  * waits until it is down. A process killed outright gives its lease back with its connection.
  */
-async function letGo(lease: Client, conn: ConnectionFile, server: Running, cluster: string, log: (msg: string) => void): Promise<void> {
+async function letGo(lease: Client, conn: ConnectionFile, port: number, cluster: string, log: (msg: string) => void): Promise<void> {
   let client = lease;
   let last: boolean;
   try {
@@ -401,7 +363,7 @@ async function letGo(lease: Client, conn: ConnectionFile, server: Running, clust
   } catch {
     // The lease's connection was cut (terminated, or the server restarted): ask on a new one.
     await lease.end().catch(() => undefined);
-    client = new Client({ host: hostOf(server), port: server.port, user: conn.user, password: conn.password, database: 'postgres' });
+    client = new Client({ host: '127.0.0.1', port, user: conn.user, password: conn.password, database: 'postgres' });
     client.on('error', () => undefined);
     try {
       await client.connect();

@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Client } from 'pg';
-import { embeddedUrl, interruptedFirstStart, serverSettings, sharedBuffersMb, socketDirFor } from '../../../../src/shared/infrastructure/database/embedded-postgres';
+import { interruptedFirstStart, serverSettings, sharedBuffersMb } from '../../../../src/shared/infrastructure/database/embedded-postgres';
 import { choosePort, DEFAULT_PORT } from '../../../../src/shared/infrastructure/database/embedded-postgres-host';
 import { freePort, occupy } from '../../../support/embedded-server';
 
@@ -30,37 +29,6 @@ describe('embedded PostgreSQL server settings (docs/adr/0048)', () => {
 
   it('leaves every durability setting at PostgreSQL’s own default (on)', () => {
     for (const name of ['fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method']) expect(settings).not.toHaveProperty(name);
-  });
-});
-
-describe('embedded PostgreSQL: its Unix socket (docs/adr/0053)', () => {
-  it('lies in the cluster’s directory, given absolute, when its path fits the kernel’s 107 bytes', () => {
-    expect(socketDirFor('/var/tmp/receivables-embedded-pg/cluster-0123456789abcdef', 54329)).toBe('/var/tmp/receivables-embedded-pg/cluster-0123456789abcdef');
-    expect(socketDirFor('.data/pg', 54329)).toBe(join(process.cwd(), '.data/pg'));
-    const longest = `/${'d'.repeat(107 - '/'.length - '/.s.PGSQL.54329'.length)}`;
-    expect(socketDirFor(longest, 54329)).toBe(longest);
-  });
-
-  it('is left out (TCP only) when its path would be too long or its directory would need quoting in the list', () => {
-    expect(socketDirFor(`/${'d'.repeat(107 - '/.s.PGSQL.54329'.length)}`, 54329)).toBe('');
-    expect(socketDirFor('/tmp/a b/pg', 54329)).toBe('');
-    expect(socketDirFor('/tmp/a,b/pg', 54329)).toBe('');
-    expect(serverSettings(8 * 1024 ** 3, '')).toContain('unix_socket_directories=');
-    expect(serverSettings(8 * 1024 ** 3, '/tmp/x/pg')).toEqual(expect.arrayContaining(['unix_socket_directories=/tmp/x/pg', 'listen_addresses=127.0.0.1']));
-  });
-
-  it('is what node-postgres connects to with the URL handed to the application; without one the URL is loopback TCP', () => {
-    const parse = (connectionString: string) => {
-      const { host, port, database, user, password } = (new Client({ connectionString }) as unknown as { connectionParameters: Record<string, unknown> }).connectionParameters;
-      return { host, port, database, user, password };
-    };
-    const conn = { user: 'postgres', password: 'p/w?#', database: 'receivables' };
-    expect(parse(embeddedUrl(conn, 54330, '/tmp/data dir/pg'))).toMatchObject({ host: '/tmp/data dir/pg', port: 54330, database: 'receivables', user: 'postgres', password: 'p/w?#' });
-    expect(parse(embeddedUrl(conn, 54330, undefined))).toMatchObject({ host: '127.0.0.1', port: 54330, database: 'receivables' });
-    // Another database on the same server, as the tests and benches derive it, keeps the socket.
-    const other = new URL(embeddedUrl(conn, 54330, '/tmp/x/pg'));
-    other.pathname = '/postgres';
-    expect(parse(other.toString())).toMatchObject({ host: '/tmp/x/pg', port: 54330, database: 'postgres' });
   });
 });
 
