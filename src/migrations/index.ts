@@ -35,6 +35,7 @@ import { WebhookOutboxFanOut1765000200000 } from './1765000200000-webhook-outbox
 import { OutboxFillfactor1765000200100 } from './1765000200100-outbox-fillfactor';
 import { OutboxFanOutWithoutQuadraticJoin1765100000000 } from './1765100000000-outbox-fan-out-without-quadratic-join';
 import { CustomerFigureMovesSummedWithoutAJoin1765100000100 } from './1765100000100-customer-figure-moves-summed-without-a-join';
+import { OutboxPublishedAtInsertWithoutEndpoints1765200200000 } from './1765200200000-outbox-published-at-insert-without-endpoints';
 
 /** Every migration, in order. Listed explicitly so the build, the CLI and jest load the same classes. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   OutboxFillfactor1765000200100,
   OutboxFanOutWithoutQuadraticJoin1765100000000,
   CustomerFigureMovesSummedWithoutAJoin1765100000100,
+  OutboxPublishedAtInsertWithoutEndpoints1765200200000,
 ];

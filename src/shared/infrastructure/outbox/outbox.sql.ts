@@ -12,11 +12,15 @@ export const OUTBOX_CHANNEL = 'outbox';
  * The outbox rows of OUTBOX_INSERT_SQL's parameters: the columns as arrays, zipped in array order (so
  * `seq` follows the order the events happened), the events' data as the elements of one JSON array
  * ($6, ADR 0053) — written out by one JSON.stringify, not a JSON text per event escaped again into an
- * array literal; PostgreSQL parses it once and stores the same jsonb values.
+ * array literal; PostgreSQL parses it once and stores the same jsonb values. Events of a tenant
+ * without an enabled webhook endpoint are written published (`outbox_published_at`, ADR 0057):
+ * nothing is left for the relay to mark. Asked once per statement for the first event's tenant
+ * (an init plan), per row for any other.
  */
-const OUTBOX_ROWS = `INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)
-         SELECT * FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]),
-                                  jsonb_array_elements($6::jsonb), unnest($7::timestamptz[]))`;
+const OUTBOX_ROWS = `INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at, published_at)
+         SELECT r.*, CASE WHEN r.tenant_id = ($1::text[])[1] THEN (SELECT outbox_published_at(($1::text[])[1])) ELSE outbox_published_at(r.tenant_id) END
+           FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]),
+                           jsonb_array_elements($6::jsonb), unnest($7::timestamptz[])) AS r (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)`;
 
 /**
  * Insert and notify in one round trip (a data-modifying CTE always runs to completion). One text

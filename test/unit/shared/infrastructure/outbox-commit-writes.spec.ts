@@ -20,9 +20,10 @@ describe('OutboxWriter with commit writes', () => {
       { sql: 'UPDATE t SET n = $1 RETURNING 1', params: [3], written: () => undefined },
     ]);
     expect(sql.replace(/\s+/g, ' ')).toBe(
-      'WITH written AS ( INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) ' +
-        'SELECT * FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), ' +
-        'jsonb_array_elements($6::jsonb), unnest($7::timestamptz[])) RETURNING 1), ' +
+      'WITH written AS ( INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at, published_at) ' +
+        'SELECT r.*, CASE WHEN r.tenant_id = ($1::text[])[1] THEN (SELECT outbox_published_at(($1::text[])[1])) ELSE outbox_published_at(r.tenant_id) END ' +
+        'FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), ' +
+        'jsonb_array_elements($6::jsonb), unnest($7::timestamptz[])) AS r (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) RETURNING 1), ' +
         'w0 AS (INSERT INTO k (a, b) VALUES ($8, $9) ON CONFLICT (a) DO UPDATE SET b = $9 RETURNING 1), ' +
         'w1 AS (UPDATE t SET n = $10 RETURNING 1) ' +
         "SELECT pg_notify('outbox', '') AS notified, (SELECT count(*) FROM w0)::int AS w0, (SELECT count(*) FROM w1)::int AS w1",
