@@ -40,9 +40,15 @@ export interface AppConfig {
   bankImportSetWise: boolean;
   /**
    * set-wise only: each window of a group's size is split into up to this many streams of credits
-   * with no customer in common, recorded in concurrent transactions (ADR 0037); 2 by default
+   * with no customer in common, recorded in concurrent transactions (ADR 0037): a fixed count
+   * (BANK_IMPORT_STREAMS=n), or the fewest of a count that follows the host's idle CPU (2; ADR 0056)
    */
   bankImportStreams: number;
+  /**
+   * the most streams: bankImportStreams when BANK_IMPORT_STREAMS is a number; unset or `auto`,
+   * BANK_IMPORT_MAX_STREAMS (3 by default, 2–4), each window's count following the host's idle CPU (ADR 0056)
+   */
+  bankImportMaxStreams: number;
   logLevel: string;
   bodyLimitBytes: number;
   trustProxy: boolean;
@@ -53,6 +59,16 @@ export interface DbTimeouts {
   statementMs: number;
   lockMs: number;
   idleInTransactionMs: number;
+}
+
+/** BANK_IMPORT_STREAMS: a number is a fixed count (1–4); unset or `auto`, 2 to BANK_IMPORT_MAX_STREAMS as the host's idle CPU allows (ADR 0056). */
+function importStreams(env: NodeJS.ProcessEnv): { bankImportStreams: number; bankImportMaxStreams: number } {
+  const raw = env.BANK_IMPORT_STREAMS;
+  if (raw !== undefined && raw !== '' && raw !== 'auto') {
+    const fixed = Math.min(4, Math.max(1, int('BANK_IMPORT_STREAMS', 2, env)));
+    return { bankImportStreams: fixed, bankImportMaxStreams: fixed };
+  }
+  return { bankImportStreams: 2, bankImportMaxStreams: Math.min(4, Math.max(2, int('BANK_IMPORT_MAX_STREAMS', 3, env))) };
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -105,7 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bankImportPollMs: Math.max(10, int('BANK_IMPORT_POLL_MS', 2_000, env)),
     bankImportGroupSize: Math.min(5_000, Math.max(1, int('BANK_IMPORT_GROUP_SIZE', 200, env))),
     bankImportSetWise: bool('BANK_IMPORT_SET_WISE', true, env),
-    bankImportStreams: Math.min(4, Math.max(1, int('BANK_IMPORT_STREAMS', 2, env))),
+    ...importStreams(env),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, env),
     trustProxy: bool('TRUST_PROXY', false, env),

@@ -139,6 +139,17 @@ describe('bank import: set-wise groups equal the per-entry path', () => {
     expect(outcome.write_offs.length).toBeGreaterThan(0);
   }, 300_000);
 
+  it('camt.053 ground truth in three streams (what the stream count that follows the host may choose, ADR 0056): the same rows and events', async () => {
+    Object.assign(config, { bankImportStreams: 3, bankImportMaxStreams: 3 });
+    try {
+      const c = generateGroundTruth('camt.053');
+      const outcome = await expectSame(c.currency, c, 'camt.053', c.file);
+      expect(outcome.statement).toMatchObject({ payments_created: c.entries.length });
+    } finally {
+      Object.assign(config, { bankImportStreams: 2, bankImportMaxStreams: 2 });
+    }
+  }, 300_000);
+
   it('entries paying one invoice in shares, one customer identified by its account again and again, a short pay, a review', async () => {
     const world: BankWorld = {
       customers: [

@@ -1,6 +1,7 @@
 import { ProcessBankStatementGroupCommand } from '../../../src/modules/bank-statements/application/process-bank-statement-group.command';
 import { StagedCredit } from '../../../src/modules/bank-statements/domain/bank-statement.repository';
 import { BankStatementWorker } from '../../../src/modules/bank-statements/infrastructure/bank-statement.worker';
+import { HostCpuSample, HostCpuSampler } from '../../../src/modules/bank-statements/infrastructure/import-streams';
 
 /**
  * The worker's windows (ADR 0044, ADR 0052) with the database, the planner and the parts' transactions
@@ -33,7 +34,7 @@ describe('bank import worker windows', () => {
   };
 
   /** A worker over `credits` (groups of 2, 2 streams: windows of 4 credits in up to 4 parts). */
-  function harness(credits: StagedCredit[], hold: (positions: readonly number[]) => boolean) {
+  function harness(credits: StagedCredit[], hold: (positions: readonly number[]) => boolean, adaptive?: { max: number; sampler: HostCpuSampler }) {
     const log: string[] = [];
     const held = new Map<string, Deferred>();
     const parts: ProcessBankStatementGroupCommand[] = [];
@@ -73,8 +74,8 @@ describe('bank import worker windows', () => {
       },
     };
     const uow = { run: <T>(work: () => Promise<T>) => work() };
-    const config = { workersEnabled: false, bankImportLeaseSeconds: 30, bankImportPollMs: 1000, bankImportGroupSize: 2, bankImportSetWise: true, bankImportStreams: 2 };
-    const worker = new BankStatementWorker(statements as never, commands as never, uow as never, planner as never, config as never);
+    const config = { workersEnabled: false, bankImportLeaseSeconds: 30, bankImportPollMs: 1000, bankImportGroupSize: 2, bankImportSetWise: true, bankImportStreams: 2, bankImportMaxStreams: adaptive?.max ?? 2 };
+    const worker = new BankStatementWorker(statements as never, commands as never, uow as never, planner as never, config as never, adaptive?.sampler);
     const inside = worker as unknown as { stopped: boolean; processOne(): Promise<boolean> };
     inside.stopped = false; // running, as after bootstrap (whose loop the test replaces)
     const run = inside.processOne();
@@ -117,5 +118,29 @@ describe('bank import worker windows', () => {
     expect(readsOf(5)).toBe('plan3');
     expect(readsOf(4)).toBe('plan2');
     expect(readsOf(6)).toBe('plan2');
+  });
+
+  it('runs a third stream in a window after the host had idle CPU, and two again after it had none (ADR 0056)', async () => {
+    const credits = Array.from({ length: 16 }, (_, i) => credit(i, `cus_${i}`));
+    // The host's CPU time at each sample the worker takes (2 cores): the import's start and its first
+    // window's count (no time passed: 2 streams), then one second with half a core idle (3 streams),
+    // then one second with none (2), then too short an interval to tell (2 kept).
+    const samples: HostCpuSample[] = [
+      { idleMs: 0, totalMs: 0, cores: 2 },
+      { idleMs: 0, totalMs: 0, cores: 2 },
+      { idleMs: 500, totalMs: 2000, cores: 2 },
+      { idleMs: 500, totalMs: 4000, cores: 2 },
+    ];
+    let taken = 0;
+    const sampler = () => samples[Math.min(taken++, samples.length - 1)];
+    const { log, held, run, settle } = harness(credits, (positions) => positions[0] >= 4 && positions[0] <= 6, { max: 3, sampler });
+    await settle();
+    // The second window: 3 groups' worth (6 credits from 4), three parts recording at once.
+    expect([...held.keys()].sort()).toEqual(['4', '5', '6']);
+    for (const d of held.values()) d.resolve('more');
+    await run;
+    expect(log.filter((l) => l.startsWith('read ')).map((l) => Number(l.slice(5)))).toEqual([0, 4, 10, 14]);
+    // Windows of 2, 3, 2 and 2 streams' size (the last one what was left), nothing recorded twice.
+    expect(log.filter((l) => l.startsWith('part ')).length).toBe(16);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { TransactionalCommandBus } from '../../../shared/infrastructure/database/transactional-command-bus';
 import { UnitOfWork } from '../../../shared/infrastructure/database/unit-of-work';
@@ -7,6 +7,7 @@ import { holdLeanHeap } from '../../../shared/infrastructure/lean-heap';
 import { type GroupReads, PaymentGroupPlanner } from '../../payments';
 import { GroupOutcome, partitionWindow, paymentInput, ProcessBankStatementGroupCommand } from '../application/process-bank-statement-group.command';
 import { BankStatementRepository, StagedCredit } from '../domain/bank-statement.repository';
+import { BANK_IMPORT_CPU_SAMPLER, DEFAULT_STREAM_CONTROL, type HostCpuSampler, osCpuSampler, StreamController } from './import-streams';
 
 /** Parts per stream and window (each part about half a group: one transaction of a stream). */
 const WINDOW_PARTS = 2;
@@ -17,6 +18,8 @@ type Plan = { touched: string[][]; reads: GroupReads };
 interface Planned {
   /** the first position read from: the window is only used when the cursor is there */
   from: number;
+  /** the streams the window runs (its size follows: ADR 0056) */
+  streams: number;
   /** the lease was renewed for the window (false: lost to another worker) */
   leased: boolean;
   credits: StagedCredit[];
@@ -42,6 +45,8 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private kicked = false;
+  /** each window's stream count (ADR 0056): fixed, or following the host's idle CPU */
+  private readonly streams: StreamController;
 
   constructor(
     private readonly statements: BankStatementRepository,
@@ -49,7 +54,10 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     private readonly uow: UnitOfWork,
     private readonly planner: PaymentGroupPlanner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Optional() @Inject(BANK_IMPORT_CPU_SAMPLER) sampler?: HostCpuSampler,
+  ) {
+    this.streams = new StreamController(sampler ?? osCpuSampler, DEFAULT_STREAM_CONTROL);
+  }
 
   onApplicationBootstrap(): void {
     if (!this.config.workersEnabled) return;
@@ -95,6 +103,8 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
     const cursor = { from: 0 };
     // The next window, read and planned during the current one's last part (ADR 0052).
     const ahead: { next: Promise<Planned> | null } = { next: null };
+    const { bankImportStreams: streams, bankImportMaxStreams: most } = this.config;
+    this.streams.reset(streams, most ?? streams);
     try {
       while (outcome === 'more' && !this.stopped) {
         outcome = this.config.bankImportSetWise && this.config.bankImportStreams > 1 ? await this.window(tenantId, id, cursor, ahead) : await this.group(tenantId, id, cursor);
@@ -129,17 +139,13 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
    * committed then are read again once the window has committed, before anything is decided on them.
    */
   private async window(tenantId: string, id: string, cursor: { from: number }, ahead: { next: Promise<Planned> | null }): Promise<GroupOutcome> {
-    const { bankImportGroupSize: size, bankImportStreams: streams } = this.config;
-    // WINDOW_PARTS groups' worth per stream, in parts of about a group each, `streams` of them at a time:
-    // the window's reads and plan (one core) come half as often per credit, and a stream that ends
-    // first takes the next part instead of waiting for the slower one (ADR 0044).
-    const windowSize = size * streams * WINDOW_PARTS / 2;
     const early = ahead.next;
     ahead.next = null;
     const read = early && (await early);
-    const planned = read && read.from === cursor.from ? read : await this.readAndPlan(tenantId, id, cursor.from, windowSize, new Set());
+    const planned = read && read.from === cursor.from ? read : await this.readAndPlan(tenantId, id, cursor.from, this.streams.next(), new Set());
     if (!planned.leased) return 'lease_lost';
-    const { credits } = planned;
+    const { credits, streams } = planned;
+    const windowSize = this.windowSize(streams);
     const plan = planned.plan && (await this.reread(tenantId, id, credits, planned.plan, planned.stale));
     const parts = plan ? partitionWindow(credits, plan.touched, streams * WINDOW_PARTS) : [];
     if (parts.length < 2) return this.group(tenantId, id, cursor);
@@ -156,7 +162,8 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
       if (ended || next === null || ahead.next) return;
       const stale = new Set<string>();
       for (const part of uncommitted) for (const position of part) for (const customer of touchedAt.get(position)!) stale.add(customer);
-      ahead.next = this.readAndPlan(tenantId, id, next, windowSize, stale);
+      // The next window's stream count, from the host's idle CPU since the last count was decided (ADR 0056).
+      ahead.next = this.readAndPlan(tenantId, id, next, this.streams.next(), stale);
       ahead.next.catch(() => undefined); // awaited by the next window, or dropped with this one
     };
     const stream = async (): Promise<void> => {
@@ -197,14 +204,23 @@ export class BankStatementWorker implements OnApplicationBootstrap, OnApplicatio
    * not wait for each other: a part holds the lease in its own transaction, and nothing is decided
    * before both are back.
    */
-  private async readAndPlan(tenantId: string, id: string, from: number, windowSize: number, stale: ReadonlySet<string>): Promise<Planned> {
+  private async readAndPlan(tenantId: string, id: string, from: number, streams: number, stale: ReadonlySet<string>): Promise<Planned> {
     const { bankImportLeaseSeconds: lease } = this.config;
     const [leased, credits] = await Promise.all([
       this.uow.run(() => this.statements.renewLease(tenantId, id, this.owner, lease, true)),
-      this.statements.pending(tenantId, id, windowSize, undefined, from),
+      this.statements.pending(tenantId, id, this.windowSize(streams), undefined, from),
     ]);
     const plan = leased && credits.length > 1 ? await this.planner.plan(tenantId, credits.map((c) => paymentInput(id, c))) : null;
-    return { from, leased, credits, plan, stale };
+    return { from, streams, leased, credits, plan, stale };
+  }
+
+  /**
+   * WINDOW_PARTS groups' worth per stream, in parts of about a group each, `streams` of them at a time:
+   * the window's reads and plan (one core) come half as often per credit, and a stream that ends first
+   * takes the next part instead of waiting for the slower one (ADR 0044).
+   */
+  private windowSize(streams: number): number {
+    return (this.config.bankImportGroupSize * streams * WINDOW_PARTS) / 2;
   }
 
   /**
