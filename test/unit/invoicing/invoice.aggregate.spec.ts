@@ -235,6 +235,26 @@ describe('Payment applications (the API payments uses)', () => {
     expect(invoice.version).toBe(2); // one save, one version
   });
 
+  it("gives a settlement's events the invoice as it is after it: the status event the same object as invoice.updated (ADR 0058)", () => {
+    const invoice = InvoiceMother.inStatus('partially_paid'); // 4000 of 10000 paid
+    invoice.applyPayment(usd(6000), 'pay_2', 'app_2', LATER_AT, '2026-03-05');
+    const [updated, paid] = invoice.pullEvents();
+    expect([updated.type, paid.type]).toEqual(['invoice.updated', 'invoice.paid']);
+    // The payload each had when presented apart: the invoice as it is now, keys in presentation order.
+    expect(JSON.stringify(paid.data)).toBe(JSON.stringify({ object: invoice.toJSON(LATER_AT.today) }));
+    expect(JSON.stringify(updated.data.object)).toBe(JSON.stringify(invoice.toJSON(LATER_AT.today)));
+    expect(paid.data.object).toBe(updated.data.object);
+  });
+
+  it('reads its scalars without copying its lines and metadata (toScalarSnapshot), the same values as toSnapshot', () => {
+    const invoice = InvoiceMother.inStatus('partially_paid');
+    invoice.applyPayment(usd(6000), 'pay_2', 'app_2', LATER_AT, '2026-03-05');
+    const scalars = invoice.toScalarSnapshot();
+    expect(scalars).toEqual(invoice.toSnapshot());
+    scalars.amountPaid = 0; // a copy of the scalars: the invoice keeps its own
+    expect(invoice.amountPaid.amount).toBe(10000);
+  });
+
   it('is paid on the date of the payment that settles it, and no longer once an application is reversed', () => {
     const invoice = InvoiceMother.inStatus('open');
     invoice.applyPayment(usd(2500), 'pay_1', 'app_1', LATER_AT, '2026-03-02');

@@ -282,6 +282,15 @@ export class Invoice extends AggregateRoot {
     return cloneSnapshot(this.s);
   }
 
+  /**
+   * toSnapshot() for reading the invoice's scalars (what a settlement's save compares and writes):
+   * its lines, customer and metadata are the aggregate's own, not copies — read them, never change
+   * them. A bank import settles an invoice per entry (ADR 0058).
+   */
+  toScalarSnapshot(): InvoiceSnapshot {
+    return { ...this.s, dispute: this.s.dispute ? { ...this.s.dispute } : null };
+  }
+
   toJSON(today: string): InvoiceJson {
     return presentInvoice(this.s, today);
   }
@@ -414,8 +423,8 @@ export class Invoice extends AggregateRoot {
       credit: amount,
       description: `Invoice ${this.s.number} written off (${request.reason.replace('_', ' ')})`,
     });
-    this.settle({ amountWrittenOff: this.s.amountWrittenOff + amount }, at, request.settledOn ?? at.today, (invoice) =>
-      invoice.recordEvent(InvoiceEvents.writtenOff, at, undefined, { write_off: presentWriteOff(writeOff) }),
+    this.settle({ amountWrittenOff: this.s.amountWrittenOff + amount }, at, request.settledOn ?? at.today, (invoice, object) =>
+      invoice.recordEvent(InvoiceEvents.writtenOff, at, undefined, { write_off: presentWriteOff(writeOff) }, object),
     );
     return { ...writeOff };
   }
@@ -450,7 +459,7 @@ export class Invoice extends AggregateRoot {
     change: Partial<Pick<InvoiceSnapshot, 'amountPaid' | 'amountCredited' | 'amountWrittenOff'>>,
     at: BusinessTime,
     paidOn: string,
-    announce?: (invoice: Invoice) => void,
+    announce?: (invoice: Invoice, object: InvoiceJson) => void,
   ): void {
     const before = presentInvoice(this.s, at.today);
     const from = this.s.status;
@@ -465,9 +474,10 @@ export class Invoice extends AggregateRoot {
     // The invoice as it is now, compared and then the event's object (presented once, not twice).
     const after = presentInvoice(this.s, at.today);
     this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, after), undefined, after);
-    announce?.(this);
+    announce?.(this, after);
     const event = settlementEvent(from, this.s.status);
-    if (event) this.recordEvent(event, at);
+    // The state `invoice.updated` presented (announce records events, changes nothing): its object again (ADR 0058).
+    if (event) this.recordEvent(event, at, undefined, undefined, after);
   }
 
   private replaceLines(next: InvoiceSnapshot, inputs: LineItemInput[], today: string, movements: ReceivableMovement[], events: InvoiceEventType[]): void {

@@ -136,7 +136,7 @@ export class TypeormInvoiceRepository extends InvoiceRepository {
     const changed = changes.filter(({ invoice, original }) => invoice.version !== original.version);
     if (changed.length === 0) return;
     const rows = changed.map(({ invoice, original }) => {
-      const s = invoice.toSnapshot();
+      const s = invoice.toScalarSnapshot(); // (its lines and metadata are neither compared nor written)
       // Scalars only: line_items and metadata (UNCOMPARED) are not written out as JSON.
       const before = InvoiceMapper.toValues(original, false);
       const after = InvoiceMapper.toValues(s, false);

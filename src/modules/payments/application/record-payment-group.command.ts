@@ -156,7 +156,7 @@ export class RecordPaymentGroupHandler implements ICommandHandler<RecordPaymentG
         const now = invoice ? candidateOf(invoice) : null;
         if (invoice) {
           locked.set(id, invoice);
-          originals.set(id, invoice.toSnapshot());
+          originals.set(id, invoice.toScalarSnapshot()); // scalars: what saveSettlements compares
         }
         if (!sameFigures(seen.get(id) ?? null, now)) stale = true;
         base.set(id, now);

@@ -15,9 +15,22 @@ describe('arrayParameter', () => {
     for (const a of arrays) expect(arrayParameter(a)).toBe(prepareValue(a));
   });
 
-  it('leaves anything else to node-postgres: other values, and arrays holding dates, buffers or objects', () => {
-    const date = [new Date('2026-11-27T10:00:00Z')];
-    expect(arrayParameter(date)).toBe(date);
+  it('writes arrays of dates as node-postgres writes them, an instant repeated or not (ADR 0058)', () => {
+    const at = new Date('2026-11-27T10:00:00.123Z');
+    const arrays: unknown[][] = [
+      [at, at, new Date(at.getTime()), new Date('2026-11-27T10:00:00.124Z'), at, null, new Date('1999-12-31T23:59:59Z')],
+      [new Date('0000-06-01T00:00:00Z'), new Date(-62198755200000)], // BC years
+      [[at, null], [new Date(0)]],
+      [new Date(0), 'text'],
+    ];
+    for (const a of arrays) {
+      const literal = arrayParameter(a);
+      expect(typeof literal).toBe('string');
+      expect(literal).toBe(prepareValue(a));
+    }
+  });
+
+  it('leaves anything else to node-postgres: other values, and arrays holding buffers or objects', () => {
     const mixed = [['a'], [{ a: 1 }]];
     expect(arrayParameter(mixed)).toBe(mixed);
     const buffers = [Buffer.from('x')];
