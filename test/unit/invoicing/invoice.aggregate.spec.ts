@@ -246,6 +246,36 @@ describe('Payment applications (the API payments uses)', () => {
     expect(paid.data.object).toBe(updated.data.object);
   });
 
+  it("announces every settlement's changes as a diff of the whole public JSON would: each changed field's old value, in the JSON's key order", () => {
+    // A settlement's previous_attributes come from its figures only (ADR 0058): the same as comparing every field.
+    const OVERDUE_AT = { now: new Date('2026-05-20T09:00:00Z'), today: '2026-05-20' }; // after the due date
+    const settlements: [InvoiceStatus, (i: Invoice, at: typeof LATER_AT) => void][] = [
+      ['open', (i, at) => i.applyPayment(usd(2500), 'pay_2', 'app_2', at, '2026-03-05')],
+      ['open', (i, at) => i.applyPayment(usd(10000), 'pay_2', 'app_2', at, '2026-03-05')],
+      ['partially_paid', (i, at) => i.applyPayment(usd(6000), 'pay_2', 'app_2', at, '2026-03-05')],
+      ['paid', (i, at) => i.reverseApplication(usd(4000), 'pay_1', 'app_1', at)],
+      ['partially_paid', (i, at) => i.reverseApplication(usd(4000), 'pay_1', 'app_1', at)],
+      ['open', (i, at) => i.applyCredit(usd(3000), 'cn_1', 'cna_1', at)],
+      ['partially_paid', (i, at) => void i.writeOff({ reason: 'short_pay', settledOn: '2026-03-05' }, at)],
+      ['open', (i, at) => void i.writeOff({ reason: 'bad_debt' }, at)],
+      ['open', (i, at) => void i.writeOff({ amount: 100, reason: 'small_balance' }, at)],
+    ];
+    for (const at of [LATER_AT, OVERDUE_AT]) {
+      for (const [status, settle] of settlements) {
+        const invoice = InvoiceMother.inStatus(status);
+        const before = invoice.toJSON(at.today) as unknown as Record<string, unknown>;
+        settle(invoice, at);
+        const [updated] = invoice.pullEvents();
+        const after = updated.data.object;
+        const expected = Object.fromEntries(
+          Object.keys(after).filter((k) => k !== 'version' && k !== 'updated_at' && JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => [k, before[k]]),
+        );
+        expect(JSON.stringify(updated.data.previous_attributes)).toBe(JSON.stringify(expected));
+        expect(Object.keys(expected).length).toBeGreaterThan(0);
+      }
+    }
+  });
+
   it('reads its scalars without copying its lines and metadata (toScalarSnapshot), the same values as toSnapshot', () => {
     const invoice = InvoiceMother.inStatus('partially_paid');
     invoice.applyPayment(usd(6000), 'pay_2', 'app_2', LATER_AT, '2026-03-05');

@@ -2,6 +2,7 @@ import { ConflictError, InvalidStateError, ValidationError } from '../../../src/
 import { Money } from '../../../src/shared/domain/money';
 import { CashApplication } from '../../../src/modules/payments/domain/cash-application.service';
 import { Payment } from '../../../src/modules/payments/domain/payment.aggregate';
+import { recordedPayment } from '../../../src/modules/payments/application/record-payment.command';
 import { AT, anInvoice, aRecordedPayment } from './payment.mother';
 
 const LATER = new Date('2025-03-02T09:00:00Z');
@@ -257,5 +258,18 @@ describe('Payment refunds (contract §15)', () => {
     payment.refund(2_500, null, LATER_AT);
     expect(payment.status).toBe('partially_applied');
     expect(() => payment.apply([{ invoiceId: 'inv_1', invoiceNumber: 'INV-1', amount: 7_501, applicationId: 'app_1' }], 'manual', 'manual', LATER)).toThrow(ConflictError);
+  });
+});
+
+describe('recordedPayment', () => {
+  const input = { amount: 10_000, currency: 'USD', payment_date: '2025-03-01', reference: 'INV-1' };
+  it('makes a payment with an id of its own, announced; a plan (announce false) without either — never saved (ADR 0058)', () => {
+    const recorded = recordedPayment('ten_1', input, null, undefined, AT_UTC);
+    expect(recorded.id).toMatch(/^pay_[0-9a-z]{26}$/);
+    expect(recorded.pullEvents().map((e) => e.type)).toEqual(['payment.created']);
+    const planned = recordedPayment('ten_1', input, null, undefined, AT_UTC, false);
+    expect(planned.id).toBe('pay_planned');
+    expect(planned.pullEvents()).toEqual([]);
+    expect({ ...planned.toJSON(), id: recorded.id }).toEqual(recorded.toJSON());
   });
 });

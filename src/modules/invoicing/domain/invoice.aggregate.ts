@@ -4,7 +4,7 @@ import { ConflictError, InvalidStateError, ValidationError } from '../../../shar
 import { newId } from '../../../shared/domain/ids';
 import { CurrencyMismatchError, Money, normalizeCurrency } from '../../../shared/domain/money';
 import { InvoiceEvents, InvoiceEventType } from './invoice.events';
-import { amountDueOf, CustomerSummary, DisputeSnapshot, InvoiceJson, InvoiceSnapshot, isOverdue, presentInvoice } from './invoice.snapshot';
+import { amountDueOf, CustomerSummary, DisputeSnapshot, InvoiceJson, InvoiceSnapshot, isOverdue, presentInvoice, presentSettlementFigures, SettlementFiguresJson } from './invoice.snapshot';
 import { isOpenStatus } from '../../../shared/domain/receivable';
 import { EDITABLE_FIELDS, INVOICE_STATUSES, InvoiceStatus, isInvoiceStatus, PATCH_TRANSITIONS } from './invoice-status';
 import { LineItem, LineItemInput, LineItemSnapshot, totalsOf } from './line-item.value-object';
@@ -162,6 +162,18 @@ function changedAttributes(before: InvoiceJson, after: InvoiceJson): Record<stri
     // Equal as JSON: the same value, or the same lists and plain objects (each key in the same order),
     // checked without writing them out; anything else as JSON, which decides.
     if (!sameJson(a, b) && JSON.stringify(a) !== JSON.stringify(b)) previous[key] = a;
+  }
+  return previous;
+}
+
+/**
+ * changedAttributes() of a settlement, whose only changes to the public JSON are among `before`'s
+ * fields (and `version`, `updated_at`): those that differ, in the public JSON's key order (ADR 0058).
+ */
+function settlementChanges(before: SettlementFiguresJson, after: InvoiceJson): Record<string, unknown> {
+  const previous: Record<string, unknown> = {};
+  for (const key of Object.keys(after) as (keyof InvoiceJson)[]) {
+    if (key in before && before[key as keyof SettlementFiguresJson] !== after[key]) previous[key] = before[key as keyof SettlementFiguresJson];
   }
   return previous;
 }
@@ -461,7 +473,8 @@ export class Invoice extends AggregateRoot {
     paidOn: string,
     announce?: (invoice: Invoice, object: InvoiceJson) => void,
   ): void {
-    const before = presentInvoice(this.s, at.today);
+    // What a settlement can change of the public JSON, before it (the rest stays as it is).
+    const before = presentSettlementFigures(this.s, at.today);
     const from = this.s.status;
     Object.assign(this.s, change);
     this.s.status = statusFromSettlements(this.s);
@@ -473,7 +486,7 @@ export class Invoice extends AggregateRoot {
     this.touch(at.now);
     // The invoice as it is now, compared and then the event's object (presented once, not twice).
     const after = presentInvoice(this.s, at.today);
-    this.recordEvent(InvoiceEvents.updated, at, changedAttributes(before, after), undefined, after);
+    this.recordEvent(InvoiceEvents.updated, at, settlementChanges(before, after), undefined, after);
     announce?.(this, after);
     const event = settlementEvent(from, this.s.status);
     // The state `invoice.updated` presented (announce records events, changes nothing): its object again (ADR 0058).

@@ -97,6 +97,26 @@ export function isOverdue(s: Pick<InvoiceSnapshot, 'status' | 'dueDate'> & Invoi
   return isOverdueInvoice({ status: s.status, amountDue: amountDueOf(s), dueDate: s.dueDate }, today);
 }
 
+/**
+ * The fields of the public JSON a settlement can change (status and figures; `version` and
+ * `updated_at` aside), computed as presentInvoice computes them: what `invoice.updated`'s
+ * previous_attributes of a settlement is taken from, without presenting the whole invoice before it (ADR 0058).
+ */
+export type SettlementFiguresJson = Pick<InvoiceJson, 'status' | 'amount_paid' | 'amount_credited' | 'amount_written_off' | 'amount_due' | 'overdue' | 'days_past_due'>;
+
+export function presentSettlementFigures(s: Pick<InvoiceSnapshot, 'status' | 'dueDate'> & InvoiceSettlements, today: string): SettlementFiguresJson {
+  const overdue = isOverdue(s, today);
+  return {
+    status: s.status,
+    amount_paid: s.amountPaid,
+    amount_credited: s.amountCredited,
+    amount_written_off: s.amountWrittenOff,
+    amount_due: amountDueOf(s),
+    overdue,
+    days_past_due: overdue ? daysBetween(s.dueDate, today) : 0,
+  };
+}
+
 /** The invoice's public JSON (contract §7, without the detail-only `payments`). */
 /** What the public representation is made of: the snapshot without the bookkeeping fields. */
 export type InvoiceView = Omit<InvoiceSnapshot, 'tenantId' | 'finalizedAt' | 'paidAt' | 'paidOn'>;

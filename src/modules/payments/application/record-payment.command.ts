@@ -88,7 +88,8 @@ export function recordedPayment(
   if (currency === undefined && input.currency !== undefined) currency = normalizeCurrency(input.currency);
   if (currency === undefined) throw ValidationError.field('currency', 'currency is required for a payment without customer_id', 'required');
   return Payment.record({
-    id: newId('pay'),
+    // A plan's payment is never saved: no id made for it (ADR 0058).
+    id: announce ? newId('pay') : 'pay_planned',
     tenantId,
     customerId,
     amount: Money.of(input.amount, currency),
