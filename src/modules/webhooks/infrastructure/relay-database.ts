@@ -4,6 +4,7 @@ import { Pool, PoolClient, QueryConfig } from 'pg';
 import { APP_CONFIG, AppConfig, DbTimeouts } from '../../../config/config';
 import { timeoutOptions } from '../../../shared/infrastructure/database/data-source';
 import { DATABASE_URL } from '../../../shared/infrastructure/database/database.tokens';
+import { ServiceClient } from '../../../shared/infrastructure/database/pg-client';
 import { RELAY_SETTINGS, RelaySettings } from './relay-settings';
 
 /**
@@ -91,6 +92,9 @@ export class RelayDatabase {
         connectionTimeoutMillis: 10_000,
         keepAlive: true,
         application_name: 'receivables-api:webhook-relay',
+        // An 'error' listener on each connection from its creation on: a query's client handed
+        // straight to a waiting transaction() has none of the pool's nor of ours (ADR 0055).
+        Client: ServiceClient,
         ...relayTimeoutOptions(this.config.dbTimeouts),
       });
       // An idle connection closed by the server emits 'error' on the pool: without a handler

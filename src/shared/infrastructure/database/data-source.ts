@@ -3,6 +3,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { DbTimeouts } from '../../../config/config';
 import { MIGRATIONS } from '../../../migrations';
 import { Figure, figure } from '../../domain/figure';
+import { ServiceClient } from './pg-client';
 
 const poolLogger = new Logger('Database');
 
@@ -42,7 +43,8 @@ export function dataSourceOptions(
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'receivables-api', ...timeoutOptions(timeouts) },
+    // ServiceClient: an 'error' listener on every connection from its creation on (ADR 0055).
+    extra: { Client: ServiceClient, max: poolSize, connectionTimeoutMillis: 10_000, application_name: 'receivables-api', ...timeoutOptions(timeouts) },
     // An idle pooled connection that PostgreSQL closed (terminated, restarted): the pool drops it
     // and connects anew for the next query. This listener keeps the event from ending the process.
     poolErrorHandler: (error: Error) => poolLogger.warn(`pool: idle connection lost (${error.message})`),

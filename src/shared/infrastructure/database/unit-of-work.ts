@@ -257,8 +257,15 @@ export class UnitOfWork implements TransactionalEvents {
     if (this.storage.getStore()) return work();
     for (let attempt = 1; ; attempt++) {
       const runner = this.dataSource.createQueryRunner();
+      // The connection lost while no statement ran on it (an 'error' event): TypeORM then releases
+      // the runner, and the next statement would fail as "already released", a 500. The request
+      // fails with the loss itself instead, a 503 (ADR 0055); PostgreSQL rolled the transaction back.
+      let lost: Error | undefined;
+      const onLost = (error: Error) => (lost ??= error);
+      let client: PoolClient | undefined;
       try {
-        await runner.connect();
+        client = (await runner.connect()) as PoolClient;
+        client.on('error', onLost);
         // Inside the try: a BEGIN that fails (a connection the server just closed) still gives
         // the pooled connection back, or the pool would shrink by one for good.
         await beginTransaction(runner);
@@ -276,6 +283,7 @@ export class UnitOfWork implements TransactionalEvents {
         return result;
       } catch (error) {
         if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+        if (lost) throw lost;
         const code = (error as { code?: string }).code;
         if (code && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
           this.logger.warn(`transaction retried after ${code} (attempt ${attempt})`);
@@ -283,6 +291,7 @@ export class UnitOfWork implements TransactionalEvents {
         }
         throw error;
       } finally {
+        client?.off('error', onLost);
         await runner.release().catch(() => undefined);
       }
     }

@@ -4,6 +4,7 @@ import { RateLimiterAbstract, RateLimiterPostgres, RateLimiterRedis, RateLimiter
 import { APP_CONFIG, AppConfig } from '../../../config/config';
 import { timeoutOptions } from '../database/data-source';
 import { DATABASE_URL } from '../database/database.tokens';
+import { ServiceClient } from '../database/pg-client';
 
 export interface RateLimitState {
   limit: number;
@@ -165,6 +166,7 @@ export class RateLimitService implements OnModuleDestroy {
         connectionString: this.databaseUrl,
         max: 4,
         application_name: 'receivables-rate-limit',
+        Client: ServiceClient, // an 'error' listener on each connection from its creation on (ADR 0055)
         // Never wait forever for a connection: a request fails (503) instead of hanging.
         connectionTimeoutMillis: 10_000,
         ...timeoutOptions(this.config.dbTimeouts),
