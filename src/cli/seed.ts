@@ -46,6 +46,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     const tenants = await createTenants(config, db.url, opts.tenants);
     const client = new Client({ connectionString: db.url, application_name: 'receivables-seed' });
+    // A connection the server ends between two statements: said here, and the next statement fails
+    // the seed (exit 1) — never an unhandled 'error' event (docs/adr/0055).
+    client.on('error', (error) => progress(`error: the seed's database connection was lost: ${error.message}`));
     await client.connect();
     const reports: SeedReport[] = [];
     try {

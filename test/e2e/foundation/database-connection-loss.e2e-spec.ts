@@ -1,6 +1,8 @@
 import { ChildProcess } from 'node:child_process';
 import { CustomerMother } from '../../support/mothers/customer.mother';
 import { InvoiceMother } from '../../support/mothers/invoice.mother';
+import { ensureBuilt } from '../../support/build';
+import { runNode } from '../../support/child-process';
 import { createTestDatabase } from '../../support/database';
 import { FaultPoint, PgFaultProxy } from '../../support/pg-fault-proxy';
 import { TestApp } from '../../support/test-app';
@@ -190,4 +192,23 @@ describe('a connection terminated while no statement runs on it (ADR 0055)', () 
     await fault.hit;
     await expectServing();
   });
+});
+
+describe('the seed CLI: its connection terminated right as it has connected (ADR 0055)', () => {
+  it('fails with a clear message, not an unhandled error event', async () => {
+    const db = await createTestDatabase();
+    const proxy = await PgFaultProxy.start(db.url);
+    try {
+      const seed = await ensureBuilt('cli/seed.js');
+      const fault = proxy.fault('receivables-seed', 'startup');
+      const run = await runNode(seed, ['--invoices', '10', '--customers', '2'], { DATABASE_URL: proxy.url, LOG_LEVEL: 'silent' });
+      await fault;
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("error: the seed's database connection was lost: terminating connection due to administrator command");
+      expect(run.stderr).not.toContain("Unhandled 'error' event");
+    } finally {
+      await proxy.close();
+      await db.drop();
+    }
+  }, 300_000);
 });
