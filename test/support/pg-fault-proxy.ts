@@ -4,9 +4,10 @@ import { Client } from 'pg';
 /**
  * Where a fault hits a connection: `startup`, the ReadyForQuery that ends its startup (the pool has
  * connected it and is handing it to its first caller); `in-transaction`, the first ReadyForQuery
- * inside a transaction block (a unit of work holds it between two statements).
+ * inside a transaction block (a unit of work holds it between two statements); `idle`, a
+ * ReadyForQuery outside one (a statement done, e.g. a pooled query about to release its client).
  */
-export type FaultPoint = 'startup' | 'in-transaction';
+export type FaultPoint = 'startup' | 'in-transaction' | 'idle';
 
 interface Fault {
   applicationName: string;
@@ -164,12 +165,10 @@ export class PgFaultProxy {
         if (type === 'K') link.pid = pending.readInt32BE(offset + 5);
         if (type === 'Z') {
           const status = String.fromCharCode(pending[offset + 5]);
-          const point: FaultPoint | null = !started ? 'startup' : status === 'T' ? 'in-transaction' : null;
+          const point: FaultPoint = !started ? 'startup' : status === 'T' ? 'in-transaction' : 'idle';
           started = true;
           const texts = link.texts.splice(0);
-          const index = point
-            ? this.faults.findIndex((f) => f.at === point && f.applicationName === link.applicationName && (!f.after || texts.some((t) => f.after!.test(t))))
-            : -1;
+          const index = this.faults.findIndex((f) => f.at === point && f.applicationName === link.applicationName && (!f.after || texts.some((t) => f.after!.test(t))));
           if (index !== -1) {
             const [fault] = this.faults.splice(index, 1);
             client.write(pending.subarray(0, offset));
