@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
 import { DataSource } from 'typeorm';
 import { DomainEvent } from '../../../../src/shared/domain/aggregate-root';
 import { BEGIN_TRANSACTION, PREPARED_PER_CONNECTION, UnitOfWork } from '../../../../src/shared/infrastructure/database/unit-of-work';
@@ -19,8 +20,8 @@ function setup(options: { failCommitOnce?: { code: string }; failBegin?: Error }
     isTransactionActive = false;
     manager = { query: (sql: string) => this.query(sql) };
     isReleased = false;
-    // The pg client the transaction's named statements go to.
-    client = {
+    // The pg client the transaction's named statements go to (it emits 'error' as pg's does).
+    client = Object.assign(new EventEmitter(), {
       query: async (q: { name: string; text: string } | string) => {
         if (typeof q === 'string') {
           log.push(q); // DEALLOCATE
@@ -30,7 +31,7 @@ function setup(options: { failCommitOnce?: { code: string }; failBegin?: Error }
         named.push(q.name);
         return { command: q.text.split(' ')[0], rows: [{ n: 1 }], rowCount: 1 };
       },
-    };
+    });
     async connect() {
       if (!this.connected) pool.connected++;
       this.connected = true;
@@ -64,7 +65,8 @@ function setup(options: { failCommitOnce?: { code: string }; failBegin?: Error }
       await this.query('ROLLBACK');
     }
   }
-  const dataSource = { createQueryRunner: () => new FakeRunner(), manager: {} } as unknown as DataSource;
+  const runners: FakeRunner[] = [];
+  const dataSource = { createQueryRunner: () => (runners.push(new FakeRunner()), runners[runners.length - 1]), manager: {} } as unknown as DataSource;
   const outbox = {
     write: async (_manager: unknown, events: DomainEvent[], writes: CommitWrite[] = []) => {
       if (events.length === 0 && writes.length === 0) return;
@@ -73,7 +75,7 @@ function setup(options: { failCommitOnce?: { code: string }; failBegin?: Error }
       writes.forEach((w) => w.written?.(1));
     },
   } as unknown as OutboxWriter;
-  return { uow: new UnitOfWork(dataSource, outbox), log, written, named, pool };
+  return { uow: new UnitOfWork(dataSource, outbox), log, written, named, pool, runners };
 }
 
 const event = (type: string, id = 'pay_1'): DomainEvent => ({
@@ -116,6 +118,25 @@ describe('UnitOfWork', () => {
     await expect(uow.run(async () => (ran = true))).rejects.toBe(terminated);
     expect(ran).toBe(false);
     expect(pool).toEqual({ connected: 1, released: 1 });
+  });
+
+  it('fails with the loss itself (a 503) when its connection is lost between two statements, not as "already released" (a 500)', async () => {
+    const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const { uow, runners, pool, log } = setup();
+    await expect(
+      uow.run(async () => {
+        await uow.query('INSERT INTO t VALUES (1)');
+        // What TypeORM's runner does on its client's 'error' event: it releases itself.
+        const [runner] = runners;
+        runner.client.emit('error', terminated);
+        await runner.release();
+        await uow.query('INSERT INTO t VALUES (2)');
+      }),
+    ).rejects.toBe(terminated);
+    expect(log).not.toContain('INSERT INTO t VALUES (2)');
+    expect(log).not.toContain('COMMIT');
+    expect(pool).toEqual({ connected: 1, released: 1 });
+    expect(runners[0].client.listenerCount('error')).toBe(0); // the unit of work's listener is gone with the transaction
   });
 
   it('keeps at most PREPARED_PER_CONNECTION statements prepared per connection, DEALLOCATing the least recently used', async () => {
