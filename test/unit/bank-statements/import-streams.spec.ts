@@ -1,5 +1,5 @@
 import { loadConfig } from '../../../src/config/config';
-import { HostCpuSample, StreamController } from '../../../src/modules/bank-statements/infrastructure/import-streams';
+import { HostCpuSample, osCpuSampler, procStatSample, StreamController } from '../../../src/modules/bank-statements/infrastructure/import-streams';
 
 /**
  * ADR 0056: the import's stream count follows the host's idle CPU, from samples the test gives (2
@@ -83,5 +83,21 @@ describe('bank import stream count', () => {
     expect(streams({ BANK_IMPORT_STREAMS: '2' })).toEqual([2, 2]);
     expect(streams({ BANK_IMPORT_STREAMS: '3', BANK_IMPORT_MAX_STREAMS: '4' })).toEqual([3, 3]);
     expect(streams({ BANK_IMPORT_STREAMS: '1' })).toEqual([1, 1]);
+  });
+
+  it("reads /proc/stat's cpu line, I/O wait counted as idle (a stream waiting for its WAL flush leaves its core idle)", () => {
+    const text = 'cpu  5026777 3243962 1279019 2057089 85207 0 67821 5293 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n';
+    expect(procStatSample(text, 2)).toEqual({
+      idleMs: (2057089 + 85207) * 10,
+      totalMs: (5026777 + 3243962 + 1279019 + 2057089 + 85207 + 0 + 67821 + 5293) * 10,
+      cores: 2,
+    });
+    expect(() => procStatSample('intr 1 2 3\n', 2)).toThrow();
+    // The sampler itself: cumulative, never going back.
+    const a = osCpuSampler();
+    const b = osCpuSampler();
+    expect(b.totalMs).toBeGreaterThanOrEqual(a.totalMs);
+    expect(b.idleMs).toBeGreaterThanOrEqual(a.idleMs);
+    expect(a.cores).toBeGreaterThan(0);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 /** The host's CPU time so far, every core summed (ms): how much of it was idle, of how much. */
@@ -14,19 +15,39 @@ export type HostCpuSampler = () => HostCpuSample;
 export const BANK_IMPORT_CPU_SAMPLER = Symbol('BANK_IMPORT_CPU_SAMPLER');
 
 /**
- * The host's CPU time from /proc/stat through libuv (`os.cpus()`): every process of the host counts,
- * this service's and PostgreSQL's included; I/O wait counts as neither idle nor busy.
+ * The host's CPU time from /proc/stat's first line (every process of the host counts, this
+ * service's and PostgreSQL's included). Time waiting for I/O counts as idle: a core is idle while a
+ * process waits for its disk (a stream for its commit's WAL flush, say), and another stream could use
+ * it. Where there is no /proc/stat, libuv's `os.cpus()` (which leaves I/O wait out of both).
  */
 export const osCpuSampler: HostCpuSampler = () => {
-  let idleMs = 0;
-  let totalMs = 0;
-  const all = cpus();
-  for (const { times } of all) {
-    idleMs += times.idle;
-    totalMs += times.user + times.nice + times.sys + times.idle + times.irq;
+  const cores = cpus().length;
+  try {
+    return procStatSample(readFileSync('/proc/stat', 'latin1'), cores);
+  } catch {
+    let idleMs = 0;
+    let totalMs = 0;
+    for (const { times } of cpus()) {
+      idleMs += times.idle;
+      totalMs += times.user + times.nice + times.sys + times.idle + times.irq;
+    }
+    return { idleMs, totalMs, cores };
   }
-  return { idleMs, totalMs, cores: all.length };
 };
+
+/**
+ * /proc/stat's `cpu` line (user nice system idle iowait irq softirq steal …, in clock ticks of 10 ms):
+ * idle and iowait are idle; guest time is already in user and nice.
+ */
+export function procStatSample(text: string, cores: number): HostCpuSample {
+  const line = text.slice(0, text.indexOf('\n'));
+  const fields = line.split(/\s+/);
+  if (fields[0] !== 'cpu' || fields.length < 8) throw new Error('no cpu line in /proc/stat');
+  const ticks = fields.slice(1, 9).map(Number);
+  if (ticks.some((t) => !Number.isFinite(t))) throw new Error('no cpu line in /proc/stat');
+  const [user, nice, system, idle, iowait, irq, softirq, steal = 0] = ticks;
+  return { idleMs: (idle + iowait) * 10, totalMs: (user + nice + system + idle + iowait + irq + softirq + steal) * 10, cores };
+}
 
 export interface StreamControl {
   /** add a stream when at least this many of the host's cores were idle over the last interval */
