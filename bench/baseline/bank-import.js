@@ -114,11 +114,12 @@ const S = {
        SELECT $1, u.* FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::timestamptz[]) AS u`,
   insertLedger: `INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
        SELECT $1, u.* FROM unnest($2::text[], $3::text[], $4::date[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::timestamptz[]) AS u`,
+  // (written published when the tenant has no enabled endpoint, and then no NOTIFY: ADR 0057)
   outbox: `WITH written AS (
-         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)
-         SELECT $1, u.* FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[]) AS u
-         RETURNING 1)
-       SELECT pg_notify('outbox', '')`,
+         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at, published_at)
+         SELECT $1, u.*, (SELECT outbox_published_at($1)) FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[]) AS u
+         RETURNING published_at IS NULL AS unpublished)
+       SELECT (SELECT pg_notify('outbox', '') FROM written WHERE unpublished LIMIT 1) AS notified`,
 };
 
 /** Columns as arrays, one per field, for `unnest`. */

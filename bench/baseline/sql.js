@@ -80,11 +80,14 @@ module.exports.sql = {
   ledgerPost: `INSERT INTO ledger_entries (tenant_id, id, customer_id, entry_date, type, source_type, source_id, reference, description, debit, credit, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
   // OutboxWriter.write (OUTBOX_INSERT_SQL): the transaction's events as arrays, with its NOTIFY, one text for any count
+  // (written published when the tenant has no enabled endpoint, and then no NOTIFY: ADR 0057)
   outboxInsert: `WITH written AS (
-         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[])
-         RETURNING 1)
-       SELECT pg_notify('outbox', '')`,
+         INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at, published_at)
+         SELECT r.*, CASE WHEN r.tenant_id = ($1::text[])[1] THEN (SELECT outbox_published_at(($1::text[])[1])) ELSE outbox_published_at(r.tenant_id) END
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[])
+             AS r (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)
+         RETURNING published_at IS NULL AS unpublished)
+       SELECT (SELECT pg_notify('outbox', '') FROM written WHERE unpublished LIMIT 1) AS notified`,
   // CustomerReadModel.get
   customerDetail: `SELECT ${CUSTOMER_SELECT}, '' AS _keyset_value,
               c.total_invoiced::text, c.total_paid::text, c.total_credited::text, c.total_written_off::text, c.total_refunded::text,

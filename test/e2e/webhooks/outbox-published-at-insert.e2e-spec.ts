@@ -54,6 +54,28 @@ describe('outbox rows written published when no endpoint is enabled', () => {
     expect(n).toBe(0);
   });
 
+  it('wakes the relay only for events left to it', async () => {
+    const alone = await app.createTenant('Quiet');
+    const subscribed = await app.createTenant('Loud');
+    await subscribe(app, subscribed, receiver.url('/q'), ['*']);
+    const listener = await connect();
+    try {
+      const notices: string[] = [];
+      listener.on('notification', (n) => {
+        if (n.channel === 'outbox' && n.payload === '') notices.push(n.channel);
+      });
+      await listener.query(`LISTEN outbox`);
+      await emitEvent(app, alone.tenant_id, 'invoice.created');
+      await emitEvent(app, subscribed.tenant_id, 'invoice.created');
+      // Notifications arrive in commit order, each before the answer to a later query of the listener.
+      for (let i = 0; i < 250 && notices.length === 0; i++) await listener.query(`SELECT pg_sleep(0.02)`);
+      await listener.query(`SELECT 1`);
+      expect(notices).toEqual(['outbox']);
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('asks for each tenant of a statement', async () => {
     const alone = await app.createTenant('Alone 2');
     const subscribed = await app.createTenant('Subscribed 2');

@@ -23,14 +23,21 @@ const OUTBOX_ROWS = `INSERT INTO outbox (tenant_id, id, type, aggregate_type, ag
                            jsonb_array_elements($6::jsonb), unnest($7::timestamptz[])) AS r (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)`;
 
 /**
+ * The relay is woken only for events left to it: none when every event was written published
+ * (ADR 0057), so a tenant without webhooks makes no NOTIFY (its commit takes no lock of the
+ * notification queue, and no pass follows). Called once at most (a scalar subquery, LIMIT 1).
+ */
+const NOTIFY_UNPUBLISHED = `(SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM written WHERE unpublished LIMIT 1)`;
+
+/**
  * Insert and notify in one round trip (a data-modifying CTE always runs to completion). One text
  * whatever the number of events, so the unit of work runs it as a prepared statement, parsed and
  * planned once per connection instead of once per transaction.
  */
 export const OUTBOX_INSERT_SQL = `WITH written AS (
          ${OUTBOX_ROWS}
-         RETURNING 1)
-       SELECT pg_notify('${OUTBOX_CHANNEL}', '')`;
+         RETURNING published_at IS NULL AS unpublished)
+       SELECT ${NOTIFY_UNPUBLISHED} AS notified`;
 
 /** The parameters of OUTBOX_INSERT_SQL for these events (each gets a new event id). */
 export function outboxInsertParams(events: readonly DomainEvent[]): unknown[] {
@@ -92,8 +99,8 @@ export function combinedOutboxStatement(events: readonly DomainEvent[], writes: 
   if (events.length > 0) {
     ctes.unshift(`written AS (
          ${OUTBOX_ROWS}
-         RETURNING 1)`);
-    counts.unshift(`pg_notify('${OUTBOX_CHANNEL}', '') AS notified`);
+         RETURNING published_at IS NULL AS unpublished)`);
+    counts.unshift(`${NOTIFY_UNPUBLISHED} AS notified`);
   }
   if (counts.length === 0) counts.push('1 AS written');
   return { sql: `WITH ${ctes.join(', ')} SELECT ${counts.join(', ')}`, params };

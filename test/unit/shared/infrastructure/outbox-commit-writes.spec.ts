@@ -23,10 +23,11 @@ describe('OutboxWriter with commit writes', () => {
       'WITH written AS ( INSERT INTO outbox (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at, published_at) ' +
         'SELECT r.*, CASE WHEN r.tenant_id = ($1::text[])[1] THEN (SELECT outbox_published_at(($1::text[])[1])) ELSE outbox_published_at(r.tenant_id) END ' +
         'FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), ' +
-        'jsonb_array_elements($6::jsonb), unnest($7::timestamptz[])) AS r (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) RETURNING 1), ' +
+        'jsonb_array_elements($6::jsonb), unnest($7::timestamptz[])) AS r (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at) ' +
+        'RETURNING published_at IS NULL AS unpublished), ' +
         'w0 AS (INSERT INTO k (a, b) VALUES ($8, $9) ON CONFLICT (a) DO UPDATE SET b = $9 RETURNING 1), ' +
         'w1 AS (UPDATE t SET n = $10 RETURNING 1) ' +
-        "SELECT pg_notify('outbox', '') AS notified, (SELECT count(*) FROM w0)::int AS w0, (SELECT count(*) FROM w1)::int AS w1",
+        "SELECT (SELECT pg_notify('outbox', '') FROM written WHERE unpublished LIMIT 1) AS notified, (SELECT count(*) FROM w0)::int AS w0, (SELECT count(*) FROM w1)::int AS w1",
     );
     expect(params).toHaveLength(10);
     expect(params.slice(7)).toEqual(['x', 'y', 3]);
@@ -52,7 +53,7 @@ describe('OutboxWriter with commit writes', () => {
       'WITH w0 AS (INSERT INTO ledger_entries (a) VALUES ($1)), w1 AS (INSERT INTO ledger_entries (a) VALUES ($2)) SELECT 1 AS written',
     );
     expect(combinedOutboxStatement([event('payment.created')], [ledger]).sql.replace(/\s+/g, ' ')).toMatch(
-      /, w0 AS \(INSERT INTO ledger_entries \(a\) VALUES \(\$8\)\) SELECT pg_notify\('outbox', ''\) AS notified$/,
+      /, w0 AS \(INSERT INTO ledger_entries \(a\) VALUES \(\$8\)\) SELECT \(SELECT pg_notify\('outbox', ''\) FROM written WHERE unpublished LIMIT 1\) AS notified$/,
     );
   });
 
