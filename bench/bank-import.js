@@ -16,7 +16,7 @@
  * 50 ms, and VmHWM) and the CPU seconds of the service and of PostgreSQL during the import.
  * `--group N` sets BANK_IMPORT_GROUP_SIZE (0: the service's default); `--set-wise 0` records the
  * groups one payment at a time (BANK_IMPORT_SET_WISE=false, the path before ADR 0037); `--streams N`
- * sets BANK_IMPORT_STREAMS (0, the default: the service's own, 2 or 3 per window as the host's idle
+ * sets BANK_IMPORT_STREAMS (0, the default: the service's own, 2 to 4 per window as the host's idle
  * CPU allows, ADR 0056).
  * PostgreSQL's CPU is that of this bench's own cluster (its postmaster, with the backends it
  * reaped, and its live backends), not of every postgres process on the machine.

@@ -46,7 +46,7 @@ export interface AppConfig {
   bankImportStreams: number;
   /**
    * the most streams: bankImportStreams when BANK_IMPORT_STREAMS is a number; unset or `auto`,
-   * BANK_IMPORT_MAX_STREAMS (3 by default, 2–4), each window's count following the host's idle CPU (ADR 0056)
+   * BANK_IMPORT_MAX_STREAMS (4 by default, 2–4), each window's count following the host's idle CPU (ADR 0056)
    */
   bankImportMaxStreams: number;
   logLevel: string;
@@ -68,7 +68,7 @@ function importStreams(env: NodeJS.ProcessEnv): { bankImportStreams: number; ban
     const fixed = Math.min(4, Math.max(1, int('BANK_IMPORT_STREAMS', 2, env)));
     return { bankImportStreams: fixed, bankImportMaxStreams: fixed };
   }
-  return { bankImportStreams: 2, bankImportMaxStreams: Math.min(4, Math.max(2, int('BANK_IMPORT_MAX_STREAMS', 3, env))) };
+  return { bankImportStreams: 2, bankImportMaxStreams: Math.min(4, Math.max(2, int('BANK_IMPORT_MAX_STREAMS', 4, env))) };
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {

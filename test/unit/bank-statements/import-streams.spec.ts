@@ -72,14 +72,14 @@ describe('bank import stream count', () => {
     expect(sampler).not.toHaveBeenCalled();
   });
 
-  it('BANK_IMPORT_STREAMS: a number is a fixed count; unset or auto, 2 to BANK_IMPORT_MAX_STREAMS (3)', () => {
+  it('BANK_IMPORT_STREAMS: a number is a fixed count; unset or auto, 2 to BANK_IMPORT_MAX_STREAMS (4)', () => {
     const streams = (env: NodeJS.ProcessEnv) => {
       const { bankImportStreams, bankImportMaxStreams } = loadConfig({ NODE_ENV: 'test', ...env });
       return [bankImportStreams, bankImportMaxStreams];
     };
-    expect(streams({})).toEqual([2, 3]);
-    expect(streams({ BANK_IMPORT_STREAMS: 'auto' })).toEqual([2, 3]);
-    expect(streams({ BANK_IMPORT_MAX_STREAMS: '4' })).toEqual([2, 4]);
+    expect(streams({})).toEqual([2, 4]);
+    expect(streams({ BANK_IMPORT_STREAMS: 'auto' })).toEqual([2, 4]);
+    expect(streams({ BANK_IMPORT_MAX_STREAMS: '3' })).toEqual([2, 3]);
     expect(streams({ BANK_IMPORT_STREAMS: '2' })).toEqual([2, 2]);
     expect(streams({ BANK_IMPORT_STREAMS: '3', BANK_IMPORT_MAX_STREAMS: '4' })).toEqual([3, 3]);
     expect(streams({ BANK_IMPORT_STREAMS: '1' })).toEqual([1, 1]);

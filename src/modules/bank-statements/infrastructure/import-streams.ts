@@ -58,7 +58,7 @@ export interface StreamControl {
   intervalMs: number;
 }
 
-/** ADR 0056: 2 to 3 streams; a third one while more than a quarter of a core stays idle. */
+/** ADR 0056: from 2 streams up to the most (BANK_IMPORT_MAX_STREAMS, 4); one more while at least a quarter of a core stays idle. */
 export const DEFAULT_STREAM_CONTROL: StreamControl = { addIdleCores: 0.25, dropIdleCores: 0.1, intervalMs: 1_000 };
 
 /**
