@@ -22,6 +22,11 @@ const OUTBOX_ROWS = `INSERT INTO outbox (tenant_id, id, type, aggregate_type, ag
            FROM ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]),
                            jsonb_array_elements($6::jsonb), unnest($7::timestamptz[])) AS r (tenant_id, id, type, aggregate_type, aggregate_id, data, created_at)`;
 
+/** The outbox rows as a CTE, each answering whether it was left to the relay. */
+const WRITTEN = `written AS (
+         ${OUTBOX_ROWS}
+         RETURNING published_at IS NULL AS unpublished)`;
+
 /**
  * The relay is woken only for events left to it: none when every event was written published
  * (ADR 0057), so a tenant without webhooks makes no NOTIFY (its commit takes no lock of the
@@ -34,9 +39,7 @@ const NOTIFY_UNPUBLISHED = `(SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM writ
  * whatever the number of events, so the unit of work runs it as a prepared statement, parsed and
  * planned once per connection instead of once per transaction.
  */
-export const OUTBOX_INSERT_SQL = `WITH written AS (
-         ${OUTBOX_ROWS}
-         RETURNING published_at IS NULL AS unpublished)
+export const OUTBOX_INSERT_SQL = `WITH ${WRITTEN}
        SELECT ${NOTIFY_UNPUBLISHED} AS notified`;
 
 /** The parameters of OUTBOX_INSERT_SQL for these events (each gets a new event id). */
@@ -97,9 +100,7 @@ export function combinedOutboxStatement(events: readonly DomainEvent[], writes: 
     params.push(...w.params);
   });
   if (events.length > 0) {
-    ctes.unshift(`written AS (
-         ${OUTBOX_ROWS}
-         RETURNING published_at IS NULL AS unpublished)`);
+    ctes.unshift(WRITTEN);
     counts.unshift(`${NOTIFY_UNPUBLISHED} AS notified`);
   }
   if (counts.length === 0) counts.push('1 AS written');
